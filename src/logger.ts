@@ -1,0 +1,30 @@
+import { pino } from 'pino';
+
+/** Fields first, message second, as pino and bunyan take them. */
+export type LogFn = (fieldsOrMessage: Record<string, unknown> | string, message?: string) => void;
+
+/**
+ * What rxkube logs through. A pino logger fits as it is; so does anything
+ * else with these four methods. Every part takes one in its options.
+ */
+export interface Logger {
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+}
+
+const ignore: LogFn = () => {};
+
+/** A logger that drops everything, for tests and for callers that log elsewhere. */
+export const silentLogger: Logger = Object.freeze({ debug: ignore, info: ignore, warn: ignore, error: ignore });
+
+/**
+ * The default: pino writing JSON lines to stderr at `RXKUBE_LOG_LEVEL`
+ * (default `info`). A new one per call, so no logger is shared between
+ * callers that did not ask for it.
+ */
+export function createDefaultLogger(bindings: Record<string, unknown> = {}): Logger {
+  const level = process.env.RXKUBE_LOG_LEVEL ?? 'info';
+  return pino({ level, base: { lib: 'rxkube', ...bindings } }, pino.destination(2));
+}

@@ -1,0 +1,150 @@
+/**
+ * The core vocabulary shared by every part of rxkube: objects, keys, what a
+ * source emits and what the deltas operator makes of it.
+ */
+
+/** An owner reference, as `metadata.ownerReferences[]` holds it. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** The metadata fields a controller reads; the server may send more. */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: unknown[];
+}
+
+/**
+ * Any Kubernetes object. Typed resources extend it:
+ * `interface PodAutoscaler extends KubeObject { spec: {...} }`.
+ */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+}
+
+/**
+ * `"namespace/name"`, or `"name"` for a cluster-scoped object: the same keys as
+ * client-go's `MetaNamespaceKeyFunc`, so keys read the same in logs of both.
+ */
+export type ObjectKey = string;
+
+/** Thrown for an object that cannot be keyed or stored; the message names the fault. */
+export class InvalidObjectError extends Error {
+  override readonly name = 'InvalidObjectError';
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * The key of an object. Rejects objects without `metadata.name` rather than
+ * keying them as `"undefined"`, which would merge unrelated objects into one
+ * cache entry.
+ */
+export function objectKey(obj: KubeObject): ObjectKey {
+  if (obj === null || typeof obj !== 'object') {
+    throw new InvalidObjectError(`cannot key ${describe(obj)}: expected a Kubernetes object with metadata.name`);
+  }
+  const meta: unknown = (obj as { metadata?: unknown }).metadata;
+  const kind = typeof obj.kind === 'string' ? `${obj.kind} ` : '';
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) {
+    throw new InvalidObjectError(`cannot key ${kind}object: metadata is missing (got ${describe(meta)})`);
+  }
+  const { name, namespace } = meta as { name?: unknown; namespace?: unknown };
+  if (typeof name !== 'string' || name === '') {
+    const where = typeof namespace === 'string' && namespace !== '' ? ` in namespace "${namespace}"` : '';
+    throw new InvalidObjectError(
+      `cannot key ${kind}object${where}: metadata.name is ${name === '' ? 'empty' : 'missing'}`,
+    );
+  }
+  if (namespace === undefined || namespace === null || namespace === '') return name;
+  if (typeof namespace !== 'string') {
+    throw new InvalidObjectError(`cannot key ${kind}"${name}": metadata.namespace is ${describe(namespace)}, not a string`);
+  }
+  return `${namespace}/${name}`;
+}
+
+/** Splits a key into its namespace (undefined for cluster-scoped) and name. */
+export function splitKey(key: ObjectKey): { namespace: string | undefined; name: string } {
+  if (typeof key !== 'string' || key === '') {
+    throw new InvalidObjectError(`cannot split key ${JSON.stringify(key)}: expected "namespace/name" or "name"`);
+  }
+  const slash = key.indexOf('/');
+  if (slash === -1) return { namespace: undefined, name: key };
+  if (slash === 0 || slash === key.length - 1 || key.indexOf('/', slash + 1) !== -1) {
+    throw new InvalidObjectError(`cannot split key "${key}": expected "namespace/name" or "name"`);
+  }
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/**
+ * What a source emits. A list is `Restart`, then one `Listed` per object as
+ * its page arrives, then `Synced`; a watch follows with `Added`, `Modified`,
+ * `Deleted` and `Bookmark`. A new `Restart` means a re-list: objects not
+ * listed again before its `Synced` are gone.
+ */
+export type ListWatchEvent<T extends KubeObject = KubeObject> =
+  | { type: 'Restart' }
+  | { type: 'Listed'; object: T }
+  | { type: 'Synced'; resourceVersion: string }
+  | { type: 'Added' | 'Modified' | 'Deleted'; object: T }
+  | { type: 'Bookmark'; resourceVersion: string };
+
+export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Sync';
+
+/** One change to one key, as the store applies it and controllers see it. */
+export interface Delta<T extends KubeObject = KubeObject> {
+  type: DeltaType;
+  key: ObjectKey;
+  /** The new object; for `Deleted`, the last state known. */
+  object: T;
+  /** For `Updated` and `Sync`: the object the store held before. */
+  old?: T;
+  /** Set on deltas that come from the first list, before the first `Synced`. */
+  initial?: boolean;
+  /**
+   * Set on a `Deleted` found by a re-list rather than seen on the watch:
+   * `object` is the last state known, not the final one (client-go's
+   * `DeletedFinalStateUnknown`).
+   */
+  finalStateUnknown?: boolean;
+}
+
+/**
+ * Markers that travel with deltas: `Synced` closes a list (the store is
+ * complete), `Bookmark` advances the resourceVersion with no change.
+ */
+export interface ListMarker {
+  type: 'Synced' | 'Bookmark';
+  resourceVersion: string;
+}
+
+/** What the `deltas` operator emits. */
+export type DeltaEvent<T extends KubeObject = KubeObject> = Delta<T> | ListMarker;
+
+/** Narrows a `DeltaEvent` to a `Delta`. */
+export function isDelta<E extends { type: string }>(event: E): event is Exclude<E, { type: ListMarker['type'] }> {
+  return event.type !== 'Synced' && event.type !== 'Bookmark';
+}
