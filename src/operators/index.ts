@@ -1,1 +1,2 @@
-export {};
+export * from './deltas.js';
+export * from './resync.js';

@@ -1,1 +1,3 @@
-export {};
+export * from './indexFunctions.js';
+export * from './store.js';
+export * from './indexer.js';

@@ -1,0 +1,146 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import { silentLogger, type Logger } from '../logger.js';
+import {
+  InvalidObjectError,
+  objectKey,
+  type Delta,
+  type DeltaEvent,
+  type KubeObject,
+  type ListWatchEvent,
+  type ObjectKey,
+} from '../types.js';
+
+export interface DeltasOptions<T extends KubeObject> {
+  /** Told of every object that cannot be keyed; the default logs it as an error. */
+  onInvalidObject?: (error: InvalidObjectError, event: ListWatchEvent<T>) => void;
+  logger?: Logger;
+}
+
+/**
+ * Turns what a list-watch source saw into what changed, per key: the job of
+ * client-go's DeltaFIFO, as an operator.
+ *
+ * ```
+ * in:  Restart─Listed(a@1)─Listed(b@2)─Synced(2)─Modified(a@3)─Restart─Listed(a@3)─Synced(5)
+ * out: ───────Added(a)*───Added(b)*───Synced(2)─Updated(a)────────────Sync(a)───Deleted(b)†─Synced(5)
+ *      * initial: true   † finalStateUnknown: true (b vanished while we were not watching)
+ * ```
+ *
+ * The rules:
+ * - An object the stream has not seen is `Added`; a known one with a new
+ *   resourceVersion is `Updated` (with `old`); a known one with the same
+ *   resourceVersion is `Sync` (a repeat, or unchanged in a re-list).
+ *   Resource versions are compared for equality only: they are opaque.
+ * - A known key that comes back with a different uid was deleted and created
+ *   again: it yields `Deleted` of the old object, then `Added` of the new one.
+ * - After a re-list (`Restart` … `Synced`), every known key that the list
+ *   did not name yields `Deleted` with `finalStateUnknown: true` and the last
+ *   state known: deletes missed while disconnected are never lost.
+ * - A `Deleted` for a key never seen is dropped, as the DeltaFIFO drops it:
+ *   there is nothing known to remove.
+ * - Deltas from the first list carry `initial: true`; `Synced` and
+ *   `Bookmark` pass through as markers.
+ * - Each event's deltas are emitted synchronously and in order, so per-key
+ *   order is the source's order.
+ *
+ * An object that cannot be keyed (no `metadata.name`) is reported through
+ * `onInvalidObject` and skipped; the stream goes on. Each subscription keeps
+ * its own state: one entry per live key, the object itself shared, not copied.
+ */
+export function deltas<T extends KubeObject = KubeObject>(
+  options: DeltasOptions<T> = {},
+): OperatorFunction<ListWatchEvent<T>, DeltaEvent<T>> {
+  const logger = options.logger ?? silentLogger;
+  const onInvalidObject =
+    options.onInvalidObject ??
+    ((error: InvalidObjectError, event: ListWatchEvent<T>) =>
+      logger.error({ err: error.message, event: event.type }, 'skipping an object that cannot be keyed'));
+
+  return (source) =>
+    new Observable<DeltaEvent<T>>((subscriber) => {
+      const known = new Map<ObjectKey, T>();
+      // Keys named by the list in progress; undefined while watching.
+      let listed: Set<ObjectKey> | undefined;
+      let initial = true;
+
+      const emit = (delta: Delta<T>) => {
+        if (initial) delta.initial = true;
+        subscriber.next(delta);
+      };
+
+      const upsert = (key: ObjectKey, object: T) => {
+        const old = known.get(key);
+        known.set(key, object);
+        if (old === undefined) {
+          emit({ type: 'Added', key, object });
+        } else if (old.metadata.uid !== undefined && object.metadata.uid !== undefined && old.metadata.uid !== object.metadata.uid) {
+          emit({ type: 'Deleted', key, object: old });
+          emit({ type: 'Added', key, object });
+        } else if (old.metadata.resourceVersion !== undefined && old.metadata.resourceVersion === object.metadata.resourceVersion) {
+          emit({ type: 'Sync', key, object, old });
+        } else {
+          emit({ type: 'Updated', key, object, old });
+        }
+      };
+
+      const keyOf = (event: ListWatchEvent<T> & { object: T }): ObjectKey | undefined => {
+        try {
+          return objectKey(event.object);
+        } catch (err) {
+          if (!(err instanceof InvalidObjectError)) throw err;
+          onInvalidObject(err, event);
+          return undefined;
+        }
+      };
+
+      return source.subscribe({
+        next(event) {
+          switch (event.type) {
+            case 'Restart':
+              listed = new Set();
+              return;
+            case 'Listed': {
+              const key = keyOf(event);
+              if (key === undefined) return;
+              // A list can arrive without a Restart (a source that only lists once);
+              // it still opens a list, so that Synced can find what vanished.
+              (listed ??= new Set()).add(key);
+              upsert(key, event.object);
+              return;
+            }
+            case 'Synced': {
+              if (listed !== undefined) {
+                for (const [key, object] of known) {
+                  if (listed.has(key)) continue;
+                  known.delete(key);
+                  emit({ type: 'Deleted', key, object, finalStateUnknown: true });
+                }
+                listed = undefined;
+              }
+              initial = false;
+              subscriber.next({ type: 'Synced', resourceVersion: event.resourceVersion });
+              return;
+            }
+            case 'Bookmark':
+              subscriber.next(event);
+              return;
+            case 'Added':
+            case 'Modified': {
+              const key = keyOf(event);
+              if (key !== undefined) upsert(key, event.object);
+              return;
+            }
+            case 'Deleted': {
+              const key = keyOf(event);
+              if (key === undefined || !known.has(key)) return;
+              known.delete(key);
+              emit({ type: 'Deleted', key, object: event.object });
+              return;
+            }
+          }
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete: () => subscriber.complete(),
+      });
+    });
+}

@@ -1,0 +1,36 @@
+import type { KubeObject } from '../types.js';
+
+/**
+ * Maps an object to the values it is indexed under. An object may sit under
+ * several values (all its owners, say) or none.
+ */
+export type IndexFunc<T extends KubeObject = KubeObject> = (object: T) => readonly string[];
+
+/** Index functions by index name. */
+export type Indexers<T extends KubeObject = KubeObject> = Record<string, IndexFunc<T>>;
+
+/** The name of the index every store keeps: objects by namespace ("" for cluster-scoped). */
+export const NAMESPACE_INDEX = 'namespace';
+
+/** Indexes an object under its namespace; cluster-scoped objects under "". */
+export function byNamespace(object: KubeObject): readonly string[] {
+  return [object.metadata.namespace ?? ''];
+}
+
+/**
+ * Indexes an object under the uids of its owners, so a controller can find
+ * what an owner owns without scanning the store.
+ */
+export function byOwnerUid(object: KubeObject): readonly string[] {
+  const refs = object.metadata.ownerReferences;
+  if (refs === undefined || refs.length === 0) return [];
+  return refs.map((ref) => ref.uid);
+}
+
+/** Indexes an object under the value of one of its labels; unlabelled objects under nothing. */
+export function byLabel(label: string): IndexFunc {
+  return (object) => {
+    const value = object.metadata.labels?.[label];
+    return value === undefined ? [] : [value];
+  };
+}

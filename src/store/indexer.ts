@@ -1,0 +1,49 @@
+import { defer, map, type OperatorFunction } from 'rxjs';
+import type { Delta, DeltaEvent, KubeObject, ListMarker } from '../types.js';
+import { Store, type Lister, type StoreOptions } from './store.js';
+
+/** A delta or marker after the store applied it, with the store to read. */
+export type StoreEvent<T extends KubeObject = KubeObject> =
+  | (Delta<T> & { store: Lister<T> })
+  | (ListMarker & { store: Lister<T> });
+
+export interface IndexerOptions<T extends KubeObject> extends StoreOptions<T> {
+  /**
+   * The store to fill. By default each subscription makes its own; pass one
+   * to hold a `Lister` before the stream starts (for a request handler, say).
+   * A store passed in must be fed by one subscription at a time.
+   */
+  store?: Store<T>;
+}
+
+/**
+ * The informer's cache as an operator: a fold of deltas into a `Store`
+ * (a `scan` whose state is updated in place rather than copied), emitting
+ * each delta after it is applied with the store's read-only `Lister`
+ * attached, so later stages read the cache without a second subscription
+ * and always see it at least as new as the delta in hand.
+ *
+ * ```
+ * in:  ─Added(a)──────Updated(a)───────Synced(7)──────────Deleted(a)──
+ * out: ─Added(a)+{a}──Updated(a)+{a'}──Synced(7)+synced───Deleted(a)+{}─
+ * ```
+ *
+ * O(1) per event plus the index functions; the namespace index is always
+ * kept. `synced` turns true at the first `Synced` and stays true across
+ * re-lists, as client-go's HasSynced does.
+ */
+export function indexer<T extends KubeObject = KubeObject>(
+  options: IndexerOptions<T> = {},
+): OperatorFunction<DeltaEvent<T>, StoreEvent<T>> {
+  return (source) =>
+    defer(() => {
+      const store = options.store ?? new Store<T>(options);
+      const lister = store.lister;
+      return source.pipe(
+        map((event): StoreEvent<T> => {
+          store.apply(event);
+          return { ...event, store: lister };
+        }),
+      );
+    });
+}

@@ -1,0 +1,196 @@
+import { silentLogger, type Logger } from '../logger.js';
+import { isDelta, type DeltaEvent, type KubeObject, type ObjectKey } from '../types.js';
+import { NAMESPACE_INDEX, byNamespace, type IndexFunc, type Indexers } from './indexFunctions.js';
+
+/**
+ * A read-only view of a store: what reconciles and request handlers read.
+ *
+ * It is a cache: it may lag the server, and what it returns is shared with
+ * the store, so treat objects as read-only (copy one before changing it).
+ */
+export interface Lister<T extends KubeObject = KubeObject> {
+  /** The object under a key (`"namespace/name"` or `"name"`), if stored. */
+  get(key: ObjectKey): T | undefined;
+  has(key: ObjectKey): boolean;
+  /** Every stored object, in no particular order. O(n): a fresh array each call. */
+  list(): T[];
+  keys(): ObjectKey[];
+  readonly size: number;
+  /** Objects indexed under `value` by the index `indexName`. */
+  byIndex(indexName: string, value: string): T[];
+  /** Keys of the objects indexed under `value` by the index `indexName`. */
+  indexKeys(indexName: string, value: string): ObjectKey[];
+  /** The values the index `indexName` currently holds objects under. */
+  listIndexValues(indexName: string): string[];
+  /** True from the end of the first complete list on. */
+  readonly synced: boolean;
+  /** The last resourceVersion the store has seen (list, object or bookmark). */
+  readonly resourceVersion: string | undefined;
+}
+
+/** An index name that the store was not built with. */
+export class UnknownIndexError extends Error {
+  override readonly name = 'UnknownIndexError';
+}
+
+export interface StoreOptions<T extends KubeObject> {
+  /** Extra indexes; the namespace index is always kept. */
+  indexers?: Indexers<T>;
+  logger?: Logger;
+}
+
+/**
+ * The indexer's state: objects by key, and for each index the keys under
+ * each value. Applying a delta costs O(1) plus the index functions of the
+ * object before and after; nothing is copied per event.
+ */
+export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
+  private readonly objects = new Map<ObjectKey, T>();
+  private readonly indexFuncs: [string, IndexFunc<T>][];
+  private readonly indices = new Map<string, Map<string, Set<ObjectKey>>>();
+  private readonly logger: Logger;
+  private isSynced = false;
+  private lastResourceVersion: string | undefined;
+
+  /** The same store, without the means to change it. */
+  readonly lister: Lister<T>;
+
+  constructor(options: StoreOptions<T> = {}) {
+    this.logger = options.logger ?? silentLogger;
+    const funcs: Indexers<T> = { [NAMESPACE_INDEX]: byNamespace, ...options.indexers };
+    this.indexFuncs = Object.entries(funcs);
+    for (const [name] of this.indexFuncs) this.indices.set(name, new Map());
+    this.lister = readOnlyView(this);
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  get synced(): boolean {
+    return this.isSynced;
+  }
+
+  get resourceVersion(): string | undefined {
+    return this.lastResourceVersion;
+  }
+
+  get(key: ObjectKey): T | undefined {
+    return this.objects.get(key);
+  }
+
+  has(key: ObjectKey): boolean {
+    return this.objects.has(key);
+  }
+
+  list(): T[] {
+    return Array.from(this.objects.values());
+  }
+
+  keys(): ObjectKey[] {
+    return Array.from(this.objects.keys());
+  }
+
+  byIndex(indexName: string, value: string): T[] {
+    const keys = this.index(indexName).get(value);
+    if (keys === undefined) return [];
+    const out: T[] = [];
+    for (const key of keys) out.push(this.objects.get(key) as T);
+    return out;
+  }
+
+  indexKeys(indexName: string, value: string): ObjectKey[] {
+    const keys = this.index(indexName).get(value);
+    return keys === undefined ? [] : Array.from(keys);
+  }
+
+  listIndexValues(indexName: string): string[] {
+    return Array.from(this.index(indexName).keys());
+  }
+
+  /** Applies one delta or marker. */
+  apply(event: DeltaEvent<T>): void {
+    if (!isDelta(event)) {
+      if (event.type === 'Synced') this.isSynced = true;
+      this.lastResourceVersion = event.resourceVersion;
+      return;
+    }
+    const old = this.objects.get(event.key);
+    if (event.type === 'Deleted') {
+      if (old === undefined) return;
+      this.objects.delete(event.key);
+      this.unindex(event.key, old);
+      return;
+    }
+    this.objects.set(event.key, event.object);
+    if (old !== undefined) this.unindex(event.key, old);
+    this.addToIndex(event.key, event.object);
+    const rv = event.object.metadata.resourceVersion;
+    if (rv !== undefined) this.lastResourceVersion = rv;
+  }
+
+  private index(name: string): Map<string, Set<ObjectKey>> {
+    const index = this.indices.get(name);
+    if (index === undefined) {
+      throw new UnknownIndexError(
+        `no index named "${name}" (this store has: ${Array.from(this.indices.keys()).join(', ')})`,
+      );
+    }
+    return index;
+  }
+
+  private valuesOf(name: string, func: IndexFunc<T>, key: ObjectKey, object: T): readonly string[] {
+    try {
+      return func(object);
+    } catch (err) {
+      // One odd object must not stop the informer: it is stored, but not under this index.
+      this.logger.error({ index: name, key, err: String(err) }, 'index function threw; object left out of this index');
+      return [];
+    }
+  }
+
+  private addToIndex(key: ObjectKey, object: T): void {
+    for (const [name, func] of this.indexFuncs) {
+      const index = this.indices.get(name) as Map<string, Set<ObjectKey>>;
+      for (const value of this.valuesOf(name, func, key, object)) {
+        let keys = index.get(value);
+        if (keys === undefined) index.set(value, (keys = new Set()));
+        keys.add(key);
+      }
+    }
+  }
+
+  private unindex(key: ObjectKey, object: T): void {
+    for (const [name, func] of this.indexFuncs) {
+      const index = this.indices.get(name) as Map<string, Set<ObjectKey>>;
+      for (const value of this.valuesOf(name, func, key, object)) {
+        const keys = index.get(value);
+        if (keys === undefined) continue;
+        keys.delete(key);
+        // Empty buckets go, so index memory follows live values, not values ever seen.
+        if (keys.size === 0) index.delete(value);
+      }
+    }
+  }
+}
+
+function readOnlyView<T extends KubeObject>(store: Store<T>): Lister<T> {
+  return Object.freeze({
+    get: (key: ObjectKey) => store.get(key),
+    has: (key: ObjectKey) => store.has(key),
+    list: () => store.list(),
+    keys: () => store.keys(),
+    get size() {
+      return store.size;
+    },
+    byIndex: (indexName: string, value: string) => store.byIndex(indexName, value),
+    indexKeys: (indexName: string, value: string) => store.indexKeys(indexName, value),
+    listIndexValues: (indexName: string) => store.listIndexValues(indexName),
+    get synced() {
+      return store.synced;
+    },
+    get resourceVersion() {
+      return store.resourceVersion;
+    },
+  });
+}
