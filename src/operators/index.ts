@@ -1,2 +1,3 @@
 export * from './deltas.js';
 export * from './resync.js';
+export * from './rateLimiters.js';
