@@ -63,8 +63,13 @@ export function deltas<T extends KubeObject = KubeObject>(
       let listed: Set<ObjectKey> | undefined;
       let initial = true;
 
-      const emit = (delta: Delta<T>) => {
-        if (initial) delta.initial = true;
+      // Deltas are built whole, never given a field after the fact: a late
+      // field changes the object's hidden class, which V8 makes us pay for
+      // on every event downstream.
+      const emit = (type: Delta<T>['type'], key: ObjectKey, object: T, old?: T) => {
+        let delta: Delta<T>;
+        if (old === undefined) delta = initial ? { type, key, object, initial } : { type, key, object };
+        else delta = initial ? { type, key, object, old, initial } : { type, key, object, old };
         subscriber.next(delta);
       };
 
@@ -72,14 +77,14 @@ export function deltas<T extends KubeObject = KubeObject>(
         const old = known.get(key);
         known.set(key, object);
         if (old === undefined) {
-          emit({ type: 'Added', key, object });
+          emit('Added', key, object);
         } else if (old.metadata.uid !== undefined && object.metadata.uid !== undefined && old.metadata.uid !== object.metadata.uid) {
-          emit({ type: 'Deleted', key, object: old });
-          emit({ type: 'Added', key, object });
+          emit('Deleted', key, old);
+          emit('Added', key, object);
         } else if (old.metadata.resourceVersion !== undefined && old.metadata.resourceVersion === object.metadata.resourceVersion) {
-          emit({ type: 'Sync', key, object, old });
+          emit('Sync', key, object, old);
         } else {
-          emit({ type: 'Updated', key, object, old });
+          emit('Updated', key, object, old);
         }
       };
 
@@ -113,7 +118,11 @@ export function deltas<T extends KubeObject = KubeObject>(
                 for (const [key, object] of known) {
                   if (listed.has(key)) continue;
                   known.delete(key);
-                  emit({ type: 'Deleted', key, object, finalStateUnknown: true });
+                  subscriber.next(
+                    initial
+                      ? { type: 'Deleted', key, object, finalStateUnknown: true, initial }
+                      : { type: 'Deleted', key, object, finalStateUnknown: true },
+                  );
                 }
                 listed = undefined;
               }
@@ -134,7 +143,7 @@ export function deltas<T extends KubeObject = KubeObject>(
               const key = keyOf(event);
               if (key === undefined || !known.has(key)) return;
               known.delete(key);
-              emit({ type: 'Deleted', key, object: event.object });
+              emit('Deleted', key, event.object);
               return;
             }
           }

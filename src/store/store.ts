@@ -123,8 +123,8 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
       return;
     }
     this.objects.set(event.key, event.object);
-    if (old !== undefined) this.unindex(event.key, old);
-    this.addToIndex(event.key, event.object);
+    if (old === undefined) this.addToIndex(event.key, event.object);
+    else this.reindex(event.key, old, event.object);
     const rv = event.object.metadata.resourceVersion;
     if (rv !== undefined) this.lastResourceVersion = rv;
   }
@@ -151,25 +151,44 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
 
   private addToIndex(key: ObjectKey, object: T): void {
     for (const [name, func] of this.indexFuncs) {
+      this.addTo(this.indices.get(name) as Map<string, Set<ObjectKey>>, key, this.valuesOf(name, func, key, object));
+    }
+  }
+
+  private reindex(key: ObjectKey, old: T, object: T): void {
+    for (const [name, func] of this.indexFuncs) {
+      const before = this.valuesOf(name, func, key, old);
+      const after = this.valuesOf(name, func, key, object);
+      // Most updates leave index values as they were (a namespace never
+      // changes): then there is nothing to move.
+      if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
       const index = this.indices.get(name) as Map<string, Set<ObjectKey>>;
-      for (const value of this.valuesOf(name, func, key, object)) {
-        let keys = index.get(value);
-        if (keys === undefined) index.set(value, (keys = new Set()));
-        keys.add(key);
-      }
+      this.removeFrom(index, key, before);
+      this.addTo(index, key, after);
+    }
+  }
+
+  private addTo(index: Map<string, Set<ObjectKey>>, key: ObjectKey, values: readonly string[]): void {
+    for (const value of values) {
+      let keys = index.get(value);
+      if (keys === undefined) index.set(value, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  private removeFrom(index: Map<string, Set<ObjectKey>>, key: ObjectKey, values: readonly string[]): void {
+    for (const value of values) {
+      const keys = index.get(value);
+      if (keys === undefined) continue;
+      keys.delete(key);
+      // Empty buckets go, so index memory follows live values, not values ever seen.
+      if (keys.size === 0) index.delete(value);
     }
   }
 
   private unindex(key: ObjectKey, object: T): void {
     for (const [name, func] of this.indexFuncs) {
-      const index = this.indices.get(name) as Map<string, Set<ObjectKey>>;
-      for (const value of this.valuesOf(name, func, key, object)) {
-        const keys = index.get(value);
-        if (keys === undefined) continue;
-        keys.delete(key);
-        // Empty buckets go, so index memory follows live values, not values ever seen.
-        if (keys.size === 0) index.delete(value);
-      }
+      this.removeFrom(this.indices.get(name) as Map<string, Set<ObjectKey>>, key, this.valuesOf(name, func, key, object));
     }
   }
 }
