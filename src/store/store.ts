@@ -194,22 +194,31 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
 }
 
 function readOnlyView<T extends KubeObject>(store: Store<T>): Lister<T> {
+  return listerView(() => store);
+}
+
+/**
+ * A read-only `Lister` that reads whatever store `current()` returns at the
+ * moment of each call: for a handle that must outlive the store behind it
+ * (an informer restarted with a fresh store, say).
+ */
+export function listerView<T extends KubeObject>(current: () => Lister<T>): Lister<T> {
   return Object.freeze({
-    get: (key: ObjectKey) => store.get(key),
-    has: (key: ObjectKey) => store.has(key),
-    list: () => store.list(),
-    keys: () => store.keys(),
+    get: (key: ObjectKey) => current().get(key),
+    has: (key: ObjectKey) => current().has(key),
+    list: () => current().list(),
+    keys: () => current().keys(),
     get size() {
-      return store.size;
+      return current().size;
     },
-    byIndex: (indexName: string, value: string) => store.byIndex(indexName, value),
-    indexKeys: (indexName: string, value: string) => store.indexKeys(indexName, value),
-    listIndexValues: (indexName: string) => store.listIndexValues(indexName),
+    byIndex: (indexName: string, value: string) => current().byIndex(indexName, value),
+    indexKeys: (indexName: string, value: string) => current().indexKeys(indexName, value),
+    listIndexValues: (indexName: string) => current().listIndexValues(indexName),
     get synced() {
-      return store.synced;
+      return current().synced;
     },
     get resourceVersion() {
-      return store.resourceVersion;
+      return current().resourceVersion;
     },
   });
 }

@@ -1,0 +1,83 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import * as http from 'node:http';
+import * as https from 'node:https';
+
+/**
+ * A GET against the API server over node:http(s), with the TLS material,
+ * credentials and proxy agent that `KubeConfig` gives for its current
+ * context: the kubeconfig's auth, without the fetch layers on top.
+ *
+ * Why not client-node's own `Watch` or fetch: bench/watch.ts measures the
+ * direct request against them; the direct request hands us raw Buffers we
+ * split and parse once, where `Watch` goes through node-fetch and readline
+ * (a string per chunk and per line) and swallows lines it cannot parse.
+ *
+ * Credentials are applied per request, so a token that an exec plugin
+ * refreshes is picked up by the next request.
+ */
+export async function getStream(
+  kubeConfig: KubeConfig,
+  path: string,
+  query: URLSearchParams,
+  signal: AbortSignal,
+): Promise<http.IncomingMessage> {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig has no current cluster: set a current context with a cluster');
+  const base = new URL(cluster.server);
+  const url = new URL(`${base.pathname.replace(/\/$/, '')}${path}`, base);
+  url.search = query.toString();
+  const options: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
+  await kubeConfig.applyToHTTPSOptions(options);
+  signal.throwIfAborted();
+  const send = url.protocol === 'https:' ? https.request : http.request;
+  return new Promise((resolve, reject) => {
+    const request = send(url, { ...options, signal }, resolve);
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/** Reads a whole response body, up to `limit` bytes (then the rest is dropped and `truncated` set). */
+export async function readBody(
+  response: http.IncomingMessage,
+  limit = 64 * 1024 * 1024,
+): Promise<{ body: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  for await (const chunk of response) {
+    const buffer = chunk as Buffer;
+    if (size + buffer.length > limit) {
+      truncated = true;
+      response.destroy();
+      break;
+    }
+    chunks.push(buffer);
+    size += buffer.length;
+  }
+  return { body: Buffer.concat(chunks, size), truncated };
+}
+
+/** What a failed response said: its Status body if it had one, its HTTP status otherwise. */
+export interface FailedResponse {
+  code: number;
+  reason: string;
+  message: string;
+  retryAfterSeconds: number | undefined;
+}
+
+export async function readFailure(response: http.IncomingMessage): Promise<FailedResponse> {
+  const code = response.statusCode ?? 0;
+  const retryAfter = Number(response.headers['retry-after']);
+  const { body } = await readBody(response, 1024 * 1024).catch(() => ({ body: Buffer.alloc(0) }));
+  let reason = http.STATUS_CODES[code] ?? 'Unknown';
+  let message = body.toString('utf8').slice(0, 500) || reason;
+  try {
+    const status = JSON.parse(body.toString('utf8')) as { reason?: unknown; message?: unknown };
+    if (typeof status.reason === 'string' && status.reason !== '') reason = status.reason;
+    if (typeof status.message === 'string' && status.message !== '') message = status.message;
+  } catch {
+    // Not a Status body (a proxy's HTML page, say): the raw text is the message.
+  }
+  return { code, reason, message, retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined };
+}

@@ -1,0 +1,43 @@
+/**
+ * A fault no retry can fix: the source ends with it. `code` and `reason`
+ * are the API server's (403 Forbidden, 404 NotFound, 400 BadRequest ...);
+ * the message names the verb and the resource.
+ */
+export class ListWatchError extends Error {
+  override readonly name = 'ListWatchError';
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly reason: string,
+    readonly verb: 'list' | 'watch',
+    readonly resource: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Status codes that say the request itself is wrong or not allowed, so the
+ * same request will fail the same way however often it is retried.
+ */
+const FATAL = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
+
+export function isFatalStatus(code: number): boolean {
+  return FATAL.has(code);
+}
+
+/** Why a fatal status happened, in words a controller author can act on. */
+export function explainStatus(code: number): string {
+  switch (code) {
+    case 401:
+      return 'the API server refused the credentials in the kubeconfig';
+    case 403:
+      return 'the identity in the kubeconfig is not allowed to do this (check its RBAC rules)';
+    case 404:
+      return 'the API server does not serve this resource type (check group, version and plural, and that its CRD is installed)';
+    case 400:
+      return 'the API server rejected the request (check the label and field selectors)';
+    default:
+      return 'the API server rejected the request';
+  }
+}

@@ -1,0 +1,112 @@
+/** One decoded line of a watch response. */
+export interface WatchLine {
+  type: string;
+  object: unknown;
+}
+
+/** A line that is not a watch event; `text` is the line, cut to a readable length. */
+export class MalformedWatchLineError extends Error {
+  override readonly name = 'MalformedWatchLineError';
+  constructor(
+    readonly reason: string,
+    readonly text: string,
+  ) {
+    super(`malformed watch line (${reason}): ${text}`);
+  }
+}
+
+const NEWLINE = 0x0a;
+const SHOWN = 200;
+
+/**
+ * Splits a watch response's bytes into newline-delimited JSON events and
+ * parses each line once.
+ *
+ * Bytes are kept as Buffers until a line is whole, and each line is decoded
+ * and parsed in one step: no string is built per chunk and no line is
+ * parsed twice. A line cut across chunks is joined from the pieces that hold
+ * it, only once its end has arrived. Blank lines are skipped (servers may
+ * send them as keep-alives). A line that is not JSON, or not an object with
+ * a string `type` and an object `object`, goes to `onMalformed`; the lines
+ * after it are still read, and the caller decides whether the stream can be
+ * trusted further.
+ */
+export class WatchLineReader {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  constructor(
+    private readonly onEvent: (line: WatchLine) => void,
+    private readonly onMalformed: (error: MalformedWatchLineError) => void,
+  ) {}
+
+  /** Feeds one chunk of the response body. */
+  push(chunk: Buffer): void {
+    let start = 0;
+    let newline = chunk.indexOf(NEWLINE, start);
+    if (newline !== -1 && this.pendingBytes > 0) {
+      this.pending.push(chunk.subarray(0, newline));
+      const line = Buffer.concat(this.pending, this.pendingBytes + newline);
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.line(line, 0, line.length);
+      start = newline + 1;
+      newline = chunk.indexOf(NEWLINE, start);
+    }
+    while (newline !== -1) {
+      this.line(chunk, start, newline);
+      start = newline + 1;
+      newline = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) {
+      this.pending.push(chunk.subarray(start));
+      this.pendingBytes += chunk.length - start;
+    }
+  }
+
+  /** The response ended: a last line without a newline still counts. */
+  end(): void {
+    if (this.pendingBytes === 0) return;
+    const line = Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.line(line, 0, line.length);
+  }
+
+  /** Bytes held for a line whose end has not arrived yet. */
+  get buffered(): number {
+    return this.pendingBytes;
+  }
+
+  private line(buffer: Buffer, start: number, end: number): void {
+    // Trailing \r (CRLF lines) and whitespace-only keep-alive lines.
+    while (end > start && (buffer[end - 1] === 0x0d || buffer[end - 1] === 0x20)) end--;
+    if (end === start) return;
+    const text = buffer.toString('utf8', start, end);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (err) {
+      this.onMalformed(new MalformedWatchLineError(`not JSON: ${(err as Error).message}`, shorten(text)));
+      return;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      this.onMalformed(new MalformedWatchLineError('not a JSON object', shorten(text)));
+      return;
+    }
+    const event = parsed as { type?: unknown; object?: unknown };
+    if (typeof event.type !== 'string') {
+      this.onMalformed(new MalformedWatchLineError('no "type"', shorten(text)));
+      return;
+    }
+    if (event.object === null || typeof event.object !== 'object') {
+      this.onMalformed(new MalformedWatchLineError('no "object"', shorten(text)));
+      return;
+    }
+    this.onEvent(event as WatchLine);
+  }
+}
+
+function shorten(text: string): string {
+  return text.length > SHOWN ? `${text.slice(0, SHOWN)}… (${text.length} chars)` : text;
+}

@@ -1,0 +1,85 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { MalformedWatchLineError, WatchLineReader, type WatchLine } from '../../src/sources/watchLineReader.js';
+
+function read(chunks: (string | Buffer)[]) {
+  const events: WatchLine[] = [];
+  const malformed: MalformedWatchLineError[] = [];
+  const reader = new WatchLineReader(
+    (e) => events.push(e),
+    (e) => malformed.push(e),
+  );
+  for (const chunk of chunks) reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  reader.end();
+  return { events, malformed, reader };
+}
+
+const line = (type: string, name: string) => `${JSON.stringify({ type, object: { metadata: { name } } })}\n`;
+
+describe('WatchLineReader', () => {
+  it('reads several events from one chunk, in order', () => {
+    const { events } = read([line('ADDED', 'a') + line('MODIFIED', 'a') + line('DELETED', 'b')]);
+    expect(events.map((e) => e.type)).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
+  });
+
+  it('joins a line cut across chunks, wherever the cuts fall', () => {
+    const text = line('ADDED', 'a') + line('MODIFIED', 'ünïcödé-名前') + line('DELETED', 'c');
+    const bytes = Buffer.from(text);
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 12 }), (cuts) => {
+        const points = [0, ...cuts.sort((a, b) => a - b), bytes.length];
+        const chunks = points.slice(1).map((end, i) => bytes.subarray(points[i], end));
+        const { events, malformed } = read(chunks);
+        expect(malformed).to.deep.equal([]);
+        expect(events.map((e) => (e.object as { metadata: { name: string } }).metadata.name)).to.deep.equal(['a', 'ünïcödé-名前', 'c']);
+      }),
+    );
+  });
+
+  it('keeps only the unfinished line buffered between chunks', () => {
+    const { reader } = read([]);
+    reader.push(Buffer.from(line('ADDED', 'a') + '{"type":"MOD'));
+    expect(reader.buffered).to.equal('{"type":"MOD'.length);
+  });
+
+  it('reads a last line that has no newline when the response ends', () => {
+    const { events } = read([line('ADDED', 'a').trimEnd()]);
+    expect(events).to.have.length(1);
+  });
+
+  it('skips blank keep-alive lines and tolerates CRLF', () => {
+    const { events, malformed } = read(['\n', '  \n', line('ADDED', 'a').replace('\n', '\r\n'), '\n']);
+    expect(events).to.have.length(1);
+    expect(malformed).to.deep.equal([]);
+  });
+
+  it('reports each malformed line with what was wrong and goes on reading', () => {
+    const { events, malformed } = read([
+      '{"type":"ADDED","object":{"metadata"\n',
+      '[1,2]\n',
+      '{"object":{}}\n',
+      '{"type":"ADDED","object":"x"}\n',
+      line('ADDED', 'after'),
+    ]);
+    expect(malformed.map((m) => m.reason.split(':')[0])).to.deep.equal(['not JSON', 'not a JSON object', 'no "type"', 'no "object"']);
+    expect(malformed[0]?.message).to.match(/^malformed watch line \(not JSON: .*\): \{"type":"ADDED"/);
+    expect(events).to.have.length(1);
+  });
+
+  it('cuts a huge malformed line short in its report', () => {
+    const { malformed } = read([`${'x'.repeat(10_000)}\n`]);
+    expect(malformed[0]?.text).to.have.length.below(260);
+    expect(malformed[0]?.text).to.contain('(10000 chars)');
+  });
+
+  it('never throws on random bytes: every line is an event or a report', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 10 }), (chunks) => {
+        const { events, malformed } = read(chunks.map((c) => Buffer.from(c)));
+        const text = Buffer.concat(chunks.map((c) => Buffer.from(c))).toString('utf8');
+        const lines = text.split('\n').filter((l) => l.replace(/[\r ]+$/, '') !== '');
+        expect(events.length + malformed.length).to.equal(lines.length);
+      }),
+    );
+  });
+});
