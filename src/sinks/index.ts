@@ -1,1 +1,3 @@
-export {};
+export * from './errors.js';
+export * from './conditions.js';
+export * from './ownerReferences.js';
