@@ -1,3 +1,4 @@
 export * from './deltas.js';
 export * from './resync.js';
 export * from './rateLimiters.js';
+export * from './reconcileByKey.js';

@@ -1,0 +1,176 @@
+import { from, isObservable, type ObservableInput, type Subscription } from 'rxjs';
+import type { ObjectKey } from '../types.js';
+
+/**
+ * What a reconcile asks for when it succeeds (controller-runtime's `Result`).
+ * - `requeueAfter` (ms, > 0): run the key again after that delay and forget
+ *   its failure count. It wins over `requeue`.
+ * - `requeue: true`: run the key again after the rate limiter's delay,
+ *   counted like a failure for the backoff (outcome `'requeue'`).
+ * Nothing, or `{}`, means done until the next trigger.
+ */
+export interface ReconcileResult {
+  requeue?: boolean;
+  requeueAfter?: number;
+}
+
+/** What a reconcile gets besides its key. */
+export interface ReconcileContext {
+  /**
+   * Aborted when the reconcile times out (reason: a `ReconcileTimeoutError`)
+   * or the pipeline is unsubscribed (reason: an `AbortError`). Pass it to
+   * every request the reconcile makes so that it stops with them.
+   */
+  readonly signal: AbortSignal;
+  /** 0 for the first run after a success; n for the nth rate-limited retry in a row. */
+  readonly attempt: number;
+  readonly key: ObjectKey;
+}
+
+/**
+ * Brings the state of one object in line with what it should be. It may
+ * return its result as a plain value, a promise, or any `ObservableInput`
+ * (the last value counts; completion ends the run). Throwing, rejecting and
+ * erroring are failures, retried after the rate limiter's delay.
+ */
+export type Reconciler = (
+  key: ObjectKey,
+  ctx: ReconcileContext,
+) => ReconcileResult | void | Promise<ReconcileResult | void> | ObservableInput<ReconcileResult | void>;
+
+/** The failure of a reconcile that ran longer than its `timeout`; also the reason its signal gives. */
+export class ReconcileTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+  constructor(
+    readonly key: ObjectKey,
+    readonly timeout: number,
+  ) {
+    super(`reconcile of "${key}" timed out after ${timeout} ms`);
+  }
+}
+
+/**
+ * The context of one run. The `AbortController` is made on the first read of
+ * `signal`, not per run: most reconciles that finish at once never look at
+ * it, and making one costs more than the rest of a run of the workqueue.
+ */
+export class RunContext implements ReconcileContext {
+  #controller: AbortController | undefined;
+  #aborted = false;
+  #reason: unknown;
+
+  constructor(
+    readonly key: ObjectKey,
+    readonly attempt: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Aborts the signal (now if it was read, else as soon as it is). No reason means an `AbortError`. */
+  abort(reason?: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/** How a run ended: `failed` with the error as `value`, or not, with what the reconcile produced. */
+export type RunReport = (ctx: RunContext, failed: boolean, value: unknown) => void;
+
+function isObservableInput(value: object): value is ObservableInput<unknown> {
+  return (
+    isObservable(value) ||
+    Symbol.iterator in value ||
+    Symbol.asyncIterator in value ||
+    (typeof Symbol.observable === 'symbol' && Symbol.observable in value) ||
+    '@@observable' in value ||
+    typeof (value as { getReader?: unknown }).getReader === 'function'
+  );
+}
+
+/**
+ * Calls the reconciler once and reports how it ended, through `report`,
+ * synchronously when it returned a plain value, threw, or its observable
+ * finished during subscription. Returns the subscription of an observable
+ * result that is still running (for cancellation), else undefined. Reports
+ * after a cancellation or a timeout are the caller's to ignore: a promise
+ * cannot be called back.
+ */
+export function startRun(reconcile: Reconciler, ctx: RunContext, report: RunReport): Subscription | undefined {
+  let value: unknown;
+  try {
+    value = reconcile(ctx.key, ctx);
+  } catch (error) {
+    report(ctx, true, error);
+    return undefined;
+  }
+  if (value === undefined || value === null || typeof value !== 'object') {
+    report(ctx, false, value);
+    return undefined;
+  }
+  if (typeof (value as PromiseLike<unknown>).then === 'function') {
+    (value as PromiseLike<unknown>).then(
+      (result) => report(ctx, false, result),
+      (error: unknown) => report(ctx, true, error),
+    );
+    return undefined;
+  }
+  if (!isObservableInput(value)) {
+    report(ctx, false, value);
+    return undefined;
+  }
+  let last: unknown;
+  return from(value).subscribe({
+    next: (v) => {
+      last = v;
+    },
+    error: (error: unknown) => report(ctx, true, error),
+    complete: () => report(ctx, false, last),
+  });
+}
+
+/** The instructions in a result, or the error that says why it is not one. */
+export type ReadResult = { requeue: boolean; requeueAfter: number } | { invalid: TypeError };
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return 'an object';
+  return String(value);
+}
+
+/**
+ * Reads what a reconcile returned. A result it cannot act on is a failure
+ * with a message naming it, rather than something ignored: a typo in
+ * `requeueAfter` must not silently stop a periodic requeue.
+ */
+export function readResult(key: ObjectKey, value: unknown): ReadResult {
+  if (value === undefined || value === null) return { requeue: false, requeueAfter: 0 };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return {
+      invalid: new TypeError(
+        `reconcile of "${key}" returned ${describe(value)}; expected nothing or { requeue?: boolean, requeueAfter?: ms }`,
+      ),
+    };
+  }
+  const { requeue, requeueAfter } = value as ReconcileResult;
+  if (requeue !== undefined && typeof requeue !== 'boolean') {
+    return { invalid: new TypeError(`reconcile of "${key}" returned requeue: ${describe(requeue)}; expected a boolean`) };
+  }
+  if (requeueAfter !== undefined && (typeof requeueAfter !== 'number' || !(requeueAfter >= 0) || requeueAfter === Infinity)) {
+    return {
+      invalid: new TypeError(
+        `reconcile of "${key}" returned requeueAfter: ${describe(requeueAfter)}; expected a finite number of ms >= 0`,
+      ),
+    };
+  }
+  return { requeue: requeue === true, requeueAfter: requeueAfter ?? 0 };
+}

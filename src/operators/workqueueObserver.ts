@@ -1,0 +1,58 @@
+import type { Logger } from '../logger.js';
+import type { ObjectKey } from '../types.js';
+
+/**
+ * Hooks into the workqueue of `reconcileByKey`, for metrics: enough to feed
+ * client-go's `workqueue_*` and controller-runtime's `active_workers`. All
+ * times are milliseconds of the operator's scheduler. Every method is
+ * optional and is called synchronously, at the moment described:
+ *
+ * - `added(key)`: the key entered the queue: a trigger for a key that was
+ *   idle or waiting out a delay, a delayed retry or requeue coming due, or a
+ *   trigger that marks a running key to run once more. Not called when a
+ *   trigger coalesces into a key that is already waiting or already marked
+ *   (as client-go's `Add` counts only what enters its dirty set).
+ * - `depth(n)`: the number of keys waiting for a free worker changed; `n` is
+ *   the new number. Running keys and keys waiting out a delay are not in it.
+ *   A key that finds a free worker at once starts without changing it.
+ * - `started(key, queuedMs)`: a run begins, `queuedMs` after the key entered
+ *   the queue (0 when it found a free worker at once).
+ * - `finished(key, workMs)`: a run ended, however it ended (a timeout ends it
+ *   at the deadline), before its outcome is emitted.
+ * - `retried(key)`: the run just finished asked the rate limiter for a delay
+ *   (an error, or `requeue: true`). Not called for `requeueAfter` nor when
+ *   the key is dropped.
+ * - `activeWorkers(n)`: the number of runs in flight changed to `n`.
+ *
+ * When the output is unsubscribed, `depth(0)` and `activeWorkers(0)` are
+ * called if they were not 0, so gauges do not stay up for a stopped queue.
+ * An observer that throws is logged and otherwise ignored: metrics must not
+ * stop the queue.
+ */
+export interface WorkqueueObserver {
+  added?(key: ObjectKey): void;
+  depth?(n: number): void;
+  started?(key: ObjectKey, queuedMs: number): void;
+  finished?(key: ObjectKey, workMs: number): void;
+  retried?(key: ObjectKey): void;
+  activeWorkers?(n: number): void;
+}
+
+/** Every hook present, each one shielded so that a throw is logged instead of breaking the queue. */
+export function guardObserver(observer: WorkqueueObserver, logger: Logger): Required<WorkqueueObserver> {
+  const call = <A extends unknown[]>(name: keyof WorkqueueObserver, ...args: A): void => {
+    try {
+      (observer[name] as ((...a: A) => void) | undefined)?.apply(observer, args);
+    } catch (err) {
+      logger.error({ hook: name, err: err instanceof Error ? err.message : String(err) }, 'workqueue observer threw');
+    }
+  };
+  return {
+    added: (key) => call('added', key),
+    depth: (n) => call('depth', n),
+    started: (key, queuedMs) => call('started', key, queuedMs),
+    finished: (key, workMs) => call('finished', key, workMs),
+    retried: (key) => call('retried', key),
+    activeWorkers: (n) => call('activeWorkers', n),
+  };
+}
