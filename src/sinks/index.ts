@@ -5,3 +5,4 @@ export * from './workqueueMetrics.js';
 export * from './metrics.js';
 export * from './leaderMetrics.js';
 export * from './sourceMetrics.js';
+export * from './healthServer.js';
