@@ -174,10 +174,11 @@ function describeKey(key: unknown): string {
  * so a composition has to pass that state between operators through side
  * channels. And `groupBy` that releases idle keys builds and tears down a
  * group, a subject and inner subscriptions each time a key goes idle and
- * comes back: measured at about 1 M keys/s for `groupBy` + `exhaustMap`
- * alone, against several million for the hand-written queue
- * (`npm run bench:storm`). Here the state is one small object per active
- * key, a Map and a linked FIFO, all in one closure released on teardown.
+ * comes back: `npm run bench:storm` measured `groupBy` + `exhaustMap` alone
+ * at about 0.6 M keys/s, this queue at about 4.6 M keys/s (faster than a
+ * plain `mergeMap`), on the same keys. Here the state is one small object
+ * per active key, a Map and a linked FIFO, all in one closure released on
+ * teardown.
  *
  * @see exhaustMap, which drops the trigger that comes during a run and so
  * loses the last change: the trap this operator exists to avoid.
