@@ -233,6 +233,10 @@ export function reconcileByKey(reconcile: Reconciler, options: ReconcileOptions 
         const ctx = new RunContext(s.key, s.attempt);
         s.ctx = ctx;
         const run = startRun(reconcile, ctx, report);
+        if (closed) {
+          run?.unsubscribe(); // the reconcile unsubscribed the pipeline during its call
+          return;
+        }
         if (s.ctx !== ctx) return; // it finished during the call
         s.run = run;
         if (timeout !== undefined) s.timer = scheduler.schedule(expire, timeout, s);
@@ -387,7 +391,7 @@ export function reconcileByKey(reconcile: Reconciler, options: ReconcileOptions 
             delay = limiter.when(key);
             s.attempt = attempt + 1;
             observer?.retried(key);
-            logger.error({ key, attempt, retryInMs: delay, err: error }, 'reconcile failed; will retry');
+            logger.error({ key, attempt, retryInMs: s.dirty ? 0 : delay, err: error }, 'reconcile failed; will retry');
           }
         }
 
