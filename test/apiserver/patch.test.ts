@@ -112,6 +112,13 @@ describe('applyPatch', () => {
       expect(catchError(() => json(['x']), PatchError).message).to.equal('json: cannot unmarshal string into Go value of type jsonpatch.Operation');
     });
 
+    it('refuses to write a __proto__ member (422) instead of touching prototypes', () => {
+      for (const op of [{ op: 'add', path: '/__proto__/polluted', value: 1 }, { op: 'add', path: '/__proto__', value: { polluted: 1 } }]) {
+        expect(catchError(() => json([op]), PatchError).code).to.equal(422);
+      }
+      expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+    });
+
     it('answers 413 past 10000 operations', () => {
       const ops = Array.from({ length: 10001 }, () => ({ op: 'test', path: '/data/x', value: '1' }));
       expect(catchError(() => json(ops), PatchError)).to.include({ code: 413, reason: 'RequestEntityTooLarge' });

@@ -226,5 +226,10 @@ function pointerFor(parent: Parent, path: string, insert: boolean, requireMember
 }
 
 function mutate(doc: JsonValue, operation: Operation): JsonValue {
-  return jsonPatchLibrary.applyOperation(doc, operation, false, true, true).newDocument as JsonValue;
+  try {
+    return jsonPatchLibrary.applyOperation(doc, operation, false, true, true).newDocument as JsonValue;
+  } catch (e) {
+    // The library refuses `__proto__`/`constructor` members (it would touch prototypes).
+    throw new OperationError(e instanceof Error ? e.message.split('\n')[0] ?? e.message : String(e));
+  }
 }
