@@ -1,0 +1,334 @@
+import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { tap, type Subscription } from 'rxjs';
+import { deltas } from '../../src/operators/deltas.js';
+import { listWatch, type ListWatchMonitor, type ListWatchOptions } from '../../src/sources/listWatch.js';
+import { ListWatchError } from '../../src/sources/listWatchError.js';
+import { indexer, type StoreEvent } from '../../src/store/indexer.js';
+import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { isDelta, type KubeObject, type ListWatchEvent } from '../../src/types.js';
+import { dilatedScheduler } from '../support/dilatedScheduler.js';
+import { waitFor } from '../support/waitFor.js';
+
+const configmaps = { group: '', version: 'v1', resource: 'configmaps', namespace: 'default' };
+
+describe('listWatch against the embedded API server', function () {
+  let server: ApiServer;
+  let kc: KubeConfig;
+  let core: CoreV1Api;
+  const running: Subscription[] = [];
+
+  beforeEach(async () => {
+    server = await startApiServer({ bookmarkIntervalMs: 50 });
+    kc = server.kubeConfig();
+    core = kc.makeApiClient(CoreV1Api);
+  });
+
+  afterEach(async () => {
+    for (const s of running.splice(0)) s.unsubscribe();
+    await server.close();
+  });
+
+  const create = (name: string, data: Record<string, string> = { v: '1' }) =>
+    core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name }, data } });
+  const update = (name: string, data: Record<string, string>) =>
+    core.patchNamespacedConfigMap({ namespace: 'default', name, body: { data } }, withMergePatch);
+  const remove = (name: string) => core.deleteNamespacedConfigMap({ namespace: 'default', name });
+
+  /** Runs listWatch → deltas → indexer, recording everything it emits. */
+  function informer(options: ListWatchOptions<KubeObject> = {}) {
+    const raw: ListWatchEvent[] = [];
+    const out: StoreEvent[] = [];
+    const retries: Parameters<NonNullable<ListWatchMonitor['retry']>>[0][] = [];
+    const restarts: string[] = [];
+    const malformed: string[] = [];
+    let error: unknown;
+    const monitor: ListWatchMonitor = {
+      retry: (info) => retries.push(info),
+      watchRestart: (_r, reason) => restarts.push(reason),
+      malformedLine: (_r, e) => malformed.push(e.message),
+    };
+    const subscription = listWatch(kc, configmaps, { scheduler: dilatedScheduler(100), idleTimeout: 600_000, monitor, ...options })
+      .pipe(
+        tap((e) => raw.push(e)),
+        deltas(),
+        indexer(),
+      )
+      .subscribe({ next: (e) => out.push(e), error: (e: unknown) => (error = e) });
+    running.push(subscription);
+    const store = () => out[out.length - 1]?.store;
+    return {
+      raw,
+      out,
+      retries,
+      restarts,
+      malformed,
+      error: () => error,
+      store,
+      storeNames: () => (store()?.list() ?? []).map((o) => o.metadata.name).sort(),
+      serverNames: () => server.snapshot(configmaps).map((o) => o.metadata.name as string).sort(),
+    };
+  }
+
+  const requests = (verb: string) => server.requestLog.filter((r) => r.verb === verb && r.resource === 'configmaps');
+
+  it('lists page by page, then watches from the list version with bookmarks and a 300–600 s timeout', async () => {
+    for (const name of ['a', 'b', 'c', 'd', 'e']) await create(name);
+    const i = informer({ pageSize: 2 });
+    await waitFor(() => i.raw.some((e) => e.type === 'Synced') && requests('watch').length > 0, 'the list and the watch');
+    const lists = requests('list');
+    expect(lists.map((r) => [r.query.limit, r.query.continue !== undefined])).to.deep.equal([
+      ['2', false],
+      ['2', true],
+      ['2', true],
+    ]);
+    expect(i.raw.map((e) => e.type)).to.deep.equal(['Restart', 'Listed', 'Listed', 'Listed', 'Listed', 'Listed', 'Synced']);
+    const synced = i.raw.find((e) => e.type === 'Synced') as { resourceVersion: string };
+    const watch = requests('watch')[0]!;
+    expect(watch.query.resourceVersion).to.equal(synced.resourceVersion);
+    expect(watch.query.allowWatchBookmarks).to.equal('true');
+    const timeout = Number(watch.query.timeoutSeconds);
+    expect(timeout).to.be.within(300, 600);
+    // List items come without apiVersion and kind; the source puts them back.
+    const listed = i.raw.find((e) => e.type === 'Listed') as { object: KubeObject };
+    expect([listed.object.apiVersion, listed.object.kind]).to.deep.equal(['v1', 'ConfigMap']);
+  });
+
+  it('emits watch events after Synced and keeps the store equal to the server', async () => {
+    await create('a');
+    const i = informer();
+    await waitFor(() => requests('watch').length > 0, 'the watch');
+    await create('b');
+    await update('a', { v: '2' });
+    await remove('b');
+    await waitFor(() => i.raw.filter((e) => e.type === 'Deleted').length === 1, 'the delete');
+    expect(i.raw.filter((e) => e.type !== 'Bookmark').map((e) => e.type)).to.deep.equal([
+      'Restart',
+      'Listed',
+      'Synced',
+      'Added',
+      'Modified',
+      'Deleted',
+    ]);
+    expect(i.storeNames()).to.deep.equal(i.serverNames());
+    expect(i.store()?.get('default/a')?.metadata.resourceVersion).to.equal(
+      server.snapshot(configmaps).find((o) => o.metadata.name === 'a')?.metadata.resourceVersion,
+    );
+  });
+
+  it('resumes a cleanly closed watch from the last version seen, without a re-list', async () => {
+    await create('a');
+    const i = informer();
+    await waitFor(() => requests('watch').length === 1, 'the first watch');
+    await update('a', { v: '2' });
+    await waitFor(() => i.raw.some((e) => e.type === 'Modified'), 'the update');
+    const seen = i.store()?.resourceVersion;
+    server.faults.closeWatches();
+    await waitFor(() => requests('watch').length === 2, 'the second watch');
+    expect(requests('list')).to.have.length(1);
+    expect(Number(requests('watch')[1]!.query.resourceVersion)).to.be.at.least(Number(seen));
+    expect(i.restarts).to.include('closed');
+    await create('c');
+    await waitFor(() => i.storeNames().includes('c'), 'an event on the resumed watch');
+  });
+
+  it('reconnects after a dropped connection and loses nothing written meanwhile', async () => {
+    await create('a');
+    const i = informer({ backoff: { initialMs: 1000 } });
+    await waitFor(() => requests('watch').length === 1, 'the first watch');
+    server.faults.dropWatches();
+    await create('b');
+    await remove('a');
+    await waitFor(() => i.storeNames().join() === 'b', 'the changes made while disconnected');
+    expect(requests('list')).to.have.length(1);
+    expect(i.restarts).to.include('dropped');
+    expect(i.retries[0]?.verb).to.equal('watch');
+  });
+
+  for (const form of ['an ERROR event', 'an HTTP status'] as const) {
+    it(`re-lists after a 410 sent as ${form}, with tombstones for objects deleted meanwhile`, async () => {
+      server.faults.watch410AsHttpStatus(form === 'an HTTP status');
+      for (const name of ['a', 'b', 'c']) await create(name);
+      const i = informer({ backoff: { initialMs: 1000 } });
+      await waitFor(() => requests('watch').length === 1, 'the first watch');
+      server.faults.dropWatches();
+      // While it is away: b goes, d comes, and the history it would resume from is compacted.
+      await remove('b');
+      await create('d');
+      server.faults.compact();
+      await waitFor(() => requests('list').length === 2 && i.storeNames().join() === 'a,c,d', 'the re-list');
+      const tombstones = i.out.filter(isDelta).filter((d) => d.type === 'Deleted');
+      expect(tombstones.map((d) => [d.key, d.finalStateUnknown])).to.deep.equal([['default/b', true]]);
+      expect(i.restarts).to.include('expired');
+      expect(i.storeNames()).to.deep.equal(i.serverNames());
+    });
+  }
+
+  it('waits out a 429 for at least its Retry-After', async () => {
+    await create('a');
+    server.faults.failNext(1, { status: 429, retryAfterSeconds: 3 }, { verb: 'watch', resource: 'configmaps' });
+    const i = informer({ backoff: { initialMs: 10, jitter: 0 } });
+    await waitFor(() => requests('watch').length === 2, 'the retried watch');
+    expect(i.retries).to.have.length(1);
+    expect(i.retries[0]).to.include({ verb: 'watch', code: 429, delayMs: 3000 });
+    expect(i.restarts).to.deep.equal(['throttled']);
+    expect(requests('list')).to.have.length(1);
+  });
+
+  it('backs off 500s with doubling delays, then recovers', async () => {
+    await create('a');
+    server.faults.failNext(4, { status: 500, message: 'etcd is sad' }, { verb: 'list', resource: 'configmaps' });
+    const i = informer({ backoff: { initialMs: 800, jitter: 0 } });
+    await waitFor(() => i.raw.some((e) => e.type === 'Synced'), 'the list after the failures');
+    expect(i.retries.map((r) => [r.verb, r.code, r.delayMs])).to.deep.equal([
+      ['list', 500, 800],
+      ['list', 500, 1600],
+      ['list', 500, 3200],
+      ['list', 500, 6400],
+    ]);
+    expect(i.storeNames()).to.deep.equal(['a']);
+  });
+
+  it('takes a silent watch for dead after its idle limit and reopens it', async () => {
+    await create('a');
+    const i = informer({ idleTimeout: 20_000, backoff: { initialMs: 10 } });
+    await waitFor(() => requests('watch').length === 1, 'the first watch');
+    server.faults.silenceWatches();
+    await waitFor(() => i.restarts.includes('idle'), 'the idle limit');
+    server.faults.unsilenceWatches();
+    await waitFor(() => requests('watch').length >= 2, 'the reopened watch');
+    await create('b');
+    await waitFor(() => i.storeNames().join() === 'a,b', 'events on the reopened watch');
+    expect(requests('list')).to.have.length(1);
+  });
+
+  it('reports a malformed line and reopens the watch from the last good version', async () => {
+    await create('a');
+    const i = informer({ backoff: { initialMs: 10 } });
+    await waitFor(() => requests('watch').length === 1, 'the first watch');
+    await update('a', { v: '2' });
+    await waitFor(() => i.raw.some((e) => e.type === 'Modified'), 'the update');
+    const good = i.store()?.resourceVersion;
+    server.faults.malformedLine('{"type":"MODIFIED","object":{"metadata"');
+    await waitFor(() => requests('watch').length === 2, 'the reopened watch');
+    expect(i.malformed).to.have.length(1);
+    expect(i.malformed[0]).to.contain('malformed watch line (not JSON');
+    expect(requests('watch')[1]!.query.resourceVersion).to.equal(good);
+    expect(i.restarts).to.include('malformed');
+    await create('b');
+    await waitFor(() => i.storeNames().join() === 'a,b', 'events after the malformed line');
+    expect(i.error()).to.equal(undefined);
+  });
+
+  it('restarts a list whose continue token expired (410) from the top', async () => {
+    for (const name of ['a', 'b', 'c', 'd']) await create(name);
+    let lists = 0;
+    const i = informer({
+      pageSize: 2,
+      backoff: { initialMs: 10 },
+      monitor: {
+        request: (verb) => {
+          // Between page one and page two: a write, then the history (and the token's snapshot) is compacted away.
+          if (verb === 'list' && ++lists === 2) {
+            server.put(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'e', namespace: 'default' } });
+            server.faults.compact();
+          }
+        },
+      },
+    });
+    await waitFor(() => i.raw.some((e) => e.type === 'Synced'), 'the list');
+    const pages = requests('list').map((r) => [r.query.continue !== undefined, r.status]);
+    expect(pages).to.deep.equal([
+      [false, 200],
+      [true, 410],
+      [false, 200],
+      [true, 200],
+      [true, 200],
+    ]);
+    expect(i.raw.filter((e) => e.type === 'Restart')).to.have.length(2);
+    expect(i.storeNames()).to.deep.equal(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  it('lists through a streaming watch when asked, ending at the initial-events-end bookmark', async () => {
+    for (const name of ['a', 'b']) await create(name);
+    const i = informer({ streamingList: true });
+    await waitFor(() => i.raw.some((e) => e.type === 'Synced'), 'the streaming list');
+    expect(requests('list')).to.have.length(0);
+    const first = requests('watch')[0]!;
+    expect(first.query).to.include({ sendInitialEvents: 'true', resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: 'true' });
+    expect(i.raw.slice(0, 4).map((e) => e.type)).to.deep.equal(['Restart', 'Listed', 'Listed', 'Synced']);
+    await create('c');
+    await waitFor(() => i.storeNames().join() === 'a,b,c', 'a watch event after the streaming list');
+    // The same connection carries on as the watch.
+    expect(requests('watch')).to.have.length(1);
+  });
+
+  describe('faults no retry can fix', () => {
+    it('ends with an error naming the verb and resource on 403', async () => {
+      server.faults.forbid({ verb: 'list', resource: 'configmaps' });
+      const i = informer();
+      await waitFor(() => i.error() !== undefined, 'the error');
+      const err = i.error() as ListWatchError;
+      expect(err).to.be.instanceOf(ListWatchError);
+      expect(err.code).to.equal(403);
+      expect(err.message).to.match(/^cannot list configmaps in namespace "default": .*RBAC.*\(403 Forbidden: /);
+    });
+
+    it('ends with an error on 401', async () => {
+      await server.close();
+      server = await startApiServer({ token: 'right' });
+      kc = new KubeConfig();
+      kc.loadFromOptions({
+        clusters: [{ name: 'embedded', server: server.url, skipTLSVerify: true }],
+        users: [{ name: 'intruder', token: 'wrong' }],
+        contexts: [{ name: 'embedded', cluster: 'embedded', user: 'intruder' }],
+        currentContext: 'embedded',
+      });
+      const i = informer();
+      await waitFor(() => i.error() !== undefined, 'the error');
+      expect((i.error() as ListWatchError).code).to.equal(401);
+      expect((i.error() as Error).message).to.contain('refused the credentials');
+    });
+
+    it('ends with an error on 404 for a resource type the server does not serve', async () => {
+      const raw: unknown[] = [];
+      let error: unknown;
+      running.push(
+        listWatch(kc, { group: 'example.com', version: 'v1', resource: 'widgets' }).subscribe({
+          next: (e) => raw.push(e),
+          error: (e: unknown) => (error = e),
+        }),
+      );
+      await waitFor(() => error !== undefined, 'the error');
+      expect((error as ListWatchError).code).to.equal(404);
+      expect((error as Error).message).to.match(/^cannot list widgets.example.com in all namespaces: the API server does not serve this resource type/);
+    });
+
+    it('ends with an error on 400 for a bad selector, quoting it', async () => {
+      const i = informer({ labelSelector: 'app in (web' });
+      await waitFor(() => i.error() !== undefined, 'the error');
+      expect((i.error() as ListWatchError).code).to.equal(400);
+      expect((i.error() as Error).message).to.contain('with labelSelector "app in (web"');
+    });
+  });
+
+  it('aborts its request at once when unsubscribed, leaving no watch open', async () => {
+    const i = informer();
+    await waitFor(() => server.openWatches() === 1, 'the watch');
+    for (const s of running.splice(0)) s.unsubscribe();
+    await waitFor(() => server.openWatches() === 0, 'the watch to close');
+    expect(i.error()).to.equal(undefined);
+  });
+
+  it('completes when its signal aborts', async () => {
+    const abort = new AbortController();
+    let completed = false;
+    running.push(listWatch(kc, configmaps, { signal: abort.signal }).subscribe({ complete: () => (completed = true) }));
+    await waitFor(() => server.openWatches() === 1, 'the watch');
+    abort.abort();
+    expect(completed).to.equal(true);
+    await waitFor(() => server.openWatches() === 0, 'the watch to close');
+  });
+});
+
+const withMergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
