@@ -1,1 +1,4 @@
-export {};
+export * from './apiserver/startApiServer.js';
+export type { Faults, FaultAnswer, RequestMatch } from './apiserver/faults.js';
+export type { RequestLogEntry } from './apiserver/requestLog.js';
+export type { ResourceRef } from './apiserver/resourceType.js';

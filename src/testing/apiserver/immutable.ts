@@ -1,0 +1,42 @@
+/**
+ * Stored objects are frozen all the way down, so no reader (a test holding a
+ * snapshot, a handler building a response) can change what the server holds.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
+/** A mutable deep copy of JSON data (stored objects are plain JSON). */
+export function cloneJson<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** Structural equality of JSON values; key order does not matter. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in ra) {
+    if (ra[key] === undefined) continue;
+    count += 1;
+    if (!jsonEqual(ra[key], rb[key])) return false;
+  }
+  for (const key in rb) if (rb[key] !== undefined) count -= 1;
+  return count === 0;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

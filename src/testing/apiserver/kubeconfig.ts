@@ -1,0 +1,38 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { stringify } from 'yaml';
+
+/**
+ * The kubeconfig that points kubectl and client-node at the embedded server.
+ * The server speaks plain HTTP; client-node 1.4 refuses `http://` servers
+ * unless TLS verification is marked skipped, so the cluster entry says so
+ * (kubectl ignores the flag for plain HTTP).
+ */
+
+const name = 'rxkube';
+
+export function kubeconfigDocument(url: string, token: string | undefined): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name, cluster: { server: url, 'insecure-skip-tls-verify': true } }],
+    users: [{ name, user: token === undefined ? {} : { token } }],
+    contexts: [{ name, context: { cluster: name, user: name, namespace: 'default' } }],
+    'current-context': name,
+    preferences: {},
+  };
+}
+
+export function kubeconfigYaml(url: string, token: string | undefined): string {
+  return stringify(kubeconfigDocument(url, token));
+}
+
+export function makeKubeConfig(url: string, token: string | undefined): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name, server: url, skipTLSVerify: true }],
+    users: [token === undefined ? { name } : { name, token }],
+    contexts: [{ name, cluster: name, user: name, namespace: 'default' }],
+    currentContext: name,
+  });
+  return kc;
+}

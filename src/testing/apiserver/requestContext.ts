@@ -1,0 +1,35 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../../logger.js';
+import type { Cluster } from './cluster.js';
+import { servesStoredForm, toVersion } from './conversion.js';
+import type { Faults } from './faults.js';
+import type { StoredObject } from './objectStore.js';
+import type { RequestLogEntry } from './requestLog.js';
+import type { ResourceType } from './resourceType.js';
+
+/** What every handler of a resource request gets. */
+
+export interface ServerContext {
+  readonly cluster: Cluster;
+  readonly faults: Faults;
+  readonly bookmarkIntervalMs: number;
+  readonly logger: Logger;
+}
+
+export interface ResourceRequest {
+  readonly server: ServerContext;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly query: URLSearchParams;
+  readonly type: ResourceType;
+  readonly namespace: string | undefined;
+  readonly name: string | undefined;
+  readonly subresource: string | undefined;
+  readonly verb: string;
+  readonly log: RequestLogEntry;
+}
+
+/** An object as JSON in the version `type` serves (the stored JSON when no conversion is needed). */
+export function objectJson(type: ResourceType, stored: StoredObject): string {
+  return servesStoredForm(type, stored.object) ? stored.json : JSON.stringify(toVersion(type, stored.object));
+}

@@ -1,0 +1,125 @@
+import { parseResourceVersion } from './list.js';
+import type { StoredObject } from './objectStore.js';
+import { objectJson, type ResourceRequest } from './requestContext.js';
+import { apiVersionOf } from './resourceType.js';
+import { escapeFieldValue } from './fieldSelector.js';
+import { isSelective, matchesFilter, parseFilter } from './selectors.js';
+import { ApiError, badRequest, invalid, tooLargeResourceVersion, type FieldError } from './statusError.js';
+import { tableOptions, toTable } from './table.js';
+import { lineFor, lineForStored, type Watcher } from './watchHub.js';
+import { WatchStream } from './watchStream.js';
+
+/**
+ * Opens a watch: picks where it starts (synthetic ADDED events for the
+ * current objects when started without a resourceVersion or with
+ * `sendInitialEvents`, else a replay of the history after the given
+ * version, or 410 Expired when the history no longer reaches it), then
+ * registers it for live events. Replay and registration happen in one
+ * synchronous step, so no change falls between them.
+ */
+
+function watchOptionsInvalid(errors: FieldError[]): Error {
+  return invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errors);
+}
+
+function parseTimeout(text: string | null): number | undefined {
+  if (text === null || text === '') return undefined;
+  if (!/^\d+$/.test(text)) throw badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(text)}: must be a non-negative integer`);
+  const seconds = Number(text);
+  return seconds === 0 ? undefined : seconds;
+}
+
+function checkStreamingOptions(sendInitial: string | null, match: string | null, bookmarks: boolean): void {
+  if (sendInitial !== null) {
+    const errors: FieldError[] = [];
+    if (match !== 'NotOlderThan') {
+      errors.push({ field: 'resourceVersionMatch', type: 'Forbidden', detail: 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' });
+    }
+    if (sendInitial === 'true' && !bookmarks) {
+      errors.push({ field: 'allowWatchBookmarks', type: 'Forbidden', detail: 'sendInitialEvents requires setting allowWatchBookmarks to true' });
+    }
+    if (errors.length > 0) throw watchOptionsInvalid(errors);
+  } else if (match !== null && match !== '') {
+    throw watchOptionsInvalid([
+      { field: 'resourceVersionMatch', type: 'Forbidden', detail: 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided' },
+    ]);
+  }
+}
+
+export function handleWatch(r: ResourceRequest): void {
+  const { cluster, faults } = r.server;
+  const store = cluster.store;
+  const q = r.query;
+  let fieldText = q.get('fieldSelector');
+  if (r.name !== undefined) {
+    const byName = `metadata.name=${escapeFieldValue(r.name)}`;
+    fieldText = fieldText === null || fieldText === '' ? byName : `${fieldText},${byName}`;
+  }
+  const filter = parseFilter(r.type, q.get('labelSelector'), fieldText);
+  const bookmarks = q.get('allowWatchBookmarks') === 'true';
+  const sendInitial = q.get('sendInitialEvents');
+  checkStreamingOptions(sendInitial, q.get('resourceVersionMatch'), bookmarks);
+  const timeoutSeconds = parseTimeout(q.get('timeoutSeconds'));
+  const rvText = q.get('resourceVersion') ?? '';
+  const current = store.resourceVersion;
+  const startsWithState = sendInitial === 'true' || rvText === '' || rvText === '0';
+  let from = current;
+  let expired: ApiError | undefined;
+  if (rvText !== '' && rvText !== '0') {
+    from = parseResourceVersion(rvText);
+    if (from > current) throw tooLargeResourceVersion(from, current);
+    if (!startsWithState) {
+      try {
+        store.assertResumable(r.type.storageKey, from);
+      } catch (error) {
+        if (!(error instanceof ApiError) || faults.expiredWatchAsHttp) throw error;
+        expired = error;
+      }
+    }
+  }
+
+  const table = tableOptions(r.req.headers.accept, q);
+  const stream = new WatchStream(r.res, {
+    kind: r.type.kind,
+    apiVersion: apiVersionOf(r.type),
+    bookmarks,
+    bookmarkIntervalMs: r.server.bookmarkIntervalMs,
+    timeoutSeconds,
+    currentResourceVersion: () => store.resourceVersion,
+    onClosed: () => cluster.hub.remove(watcher),
+  });
+  const watcher: Watcher = {
+    storageKey: r.type.storageKey,
+    type: r.type,
+    namespace: r.type.namespaced ? r.namespace : undefined,
+    filter,
+    stream,
+    encode: table === undefined ? undefined : (stored: StoredObject) => JSON.stringify(toTable(r.type, [stored], { rv: stored.rv }, table)),
+  };
+  r.log.status = 200;
+  if (expired !== undefined) {
+    // The watch cache's answer: a 200 whose only event is the 410, then the end.
+    stream.open(false);
+    stream.writeRaw(`${JSON.stringify({ type: 'ERROR', object: expired.toStatus() })}\n`);
+    stream.end();
+    return;
+  }
+  stream.open(faults.watchesSilenced);
+  if (startsWithState) {
+    const snapshot = store.current(r.type.storageKey);
+    const prefix = watcher.namespace === undefined ? undefined : `${watcher.namespace}/`;
+    for (const key of snapshot.keys) {
+      if (prefix !== undefined && !key.startsWith(prefix)) continue;
+      const stored = snapshot.objects.get(key) as StoredObject;
+      if (isSelective(filter) && !matchesFilter(filter, stored.object)) continue;
+      stream.send(table === undefined ? `{"type":"ADDED","object":${objectJson(r.type, stored)}}\n` : lineForStored(watcher, 'ADDED', stored));
+    }
+    if (sendInitial === 'true') stream.bookmark({ 'k8s.io/initial-events-end': 'true' });
+  } else {
+    for (const event of store.changesSince(r.type.storageKey, from)) {
+      const line = lineFor(watcher, event);
+      if (line !== undefined) stream.send(line);
+    }
+  }
+  if (!stream.isClosed) cluster.hub.add(watcher);
+}
