@@ -13,3 +13,4 @@ export * from './resources.js';
 export * from './client.js';
 export * from './finalizer.js';
 export * from './objectReference.js';
+export * from './events.js';
