@@ -1,18 +1,14 @@
-import { AppsV1Api, CoreV1Api, type V1ConfigMap, type V1Pod } from '@kubernetes/client-node';
+import type { AppsV1Api, CoreV1Api, V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import type { ApiServer } from '../../src/testing/index.js';
-import { configmaps, deployments, failure, json, pod, pods, raw, start } from './apiserver.helpers.js';
+import { configmaps, deployments, failure, json, pod, pods, raw, startWithClients } from './apiserver.helpers.js';
 
 describe('embedded API server: create, read, update, delete', () => {
   let server: ApiServer;
   let core: CoreV1Api;
   let apps: AppsV1Api;
 
-  beforeEach(async () => {
-    server = await start();
-    core = server.kubeConfig().makeApiClient(CoreV1Api);
-    apps = server.kubeConfig().makeApiClient(AppsV1Api);
-  });
+  beforeEach(async () => ({ server, core, apps } = await startWithClients()));
   afterEach(() => server.close());
 
   it('starts with the default, kube-system, kube-public and kube-node-lease namespaces', async () => {

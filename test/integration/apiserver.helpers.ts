@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import type { V1ObjectMeta, V1Pod, V1PodSpec } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, type V1ObjectMeta, type V1Pod, type V1PodSpec } from '@kubernetes/client-node';
 import { silentLogger } from '../../src/logger.js';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../src/testing/index.js';
 
@@ -7,6 +7,27 @@ import { startApiServer, type ApiServer, type ApiServerOptions } from '../../src
 
 export async function start(options: ApiServerOptions = {}): Promise<ApiServer> {
   return startApiServer({ logger: silentLogger, ...options });
+}
+
+/** A server and the generated clients the tests use against it. */
+export interface Clients {
+  server: ApiServer;
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  extensions: ApiextensionsV1Api;
+  custom: CustomObjectsApi;
+}
+
+export async function startWithClients(options: ApiServerOptions = {}): Promise<Clients> {
+  const server = await start(options);
+  const kc = server.kubeConfig();
+  return {
+    server,
+    core: kc.makeApiClient(CoreV1Api),
+    apps: kc.makeApiClient(AppsV1Api),
+    extensions: kc.makeApiClient(ApiextensionsV1Api),
+    custom: kc.makeApiClient(CustomObjectsApi),
+  };
 }
 
 export interface RawResponse {

@@ -95,6 +95,17 @@ function applyBuiltinDefaults(type: ResourceType, obj: Plain): void {
   }
 }
 
+/** Drops empty metadata maps and lists, which kube's JSON leaves out. */
+function normalizeMetadata(obj: KubeObject): void {
+  const meta = obj.metadata as Plain;
+  for (const key of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
+    const value = meta[key];
+    if (value === null || (Array.isArray(value) && value.length === 0) || (isPlainObject(value) && Object.keys(value).length === 0)) {
+      delete meta[key];
+    }
+  }
+}
+
 /** The object a create stores (without its resourceVersion, which the store assigns). */
 export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: string | undefined, ctx: WriteContext): KubeObject {
   const obj = decodeBody(type, body, urlNamespace);
@@ -103,6 +114,7 @@ export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: s
     meta.name = generateName(meta.generateName);
   }
   invalidIf(type, meta.name ?? '', metadataErrors(type, meta));
+  normalizeMetadata(obj);
   meta.uid = randomUUID();
   meta.creationTimestamp = ctx.now;
   meta.generation = 1;
@@ -272,7 +284,7 @@ export function prepareUpdate(
       ]);
     }
   }
-  if (next.metadata.finalizers !== undefined && next.metadata.finalizers.length === 0) delete next.metadata.finalizers;
+  normalizeMetadata(next);
   if (specChanged(live, next)) next.metadata.generation = (live.metadata.generation ?? 0) + 1;
   if (ctx.managedFieldsDone) {
     return contentChanged(live, next) || ownershipChanged(live, next) ? next : undefined;
