@@ -5,7 +5,7 @@ import { silentLogger, type Logger } from '../logger.js';
 import type { KubeObject } from '../types.js';
 import { isAlreadyExists, isNotFound, KubeApiError, type RequestDescription } from './errors.js';
 import { kubeTransport, type KubeTransport, type KubeTransportOptions } from './kubeTransport.js';
-import { ResourceResolver, resourceName, resourcePath, type ResourceInfo } from './resources.js';
+import { qualifiedResource, ResourceResolver, resourcePath, type ResourceInfo } from './resources.js';
 import { retryOnConflict, type ConflictBackoff } from './retryOnConflict.js';
 
 /** Names an object without holding it: what `get`, the patches and `remove` need. */
@@ -196,15 +196,15 @@ export function kubeClient(kubeConfig: KubeConfig, options: KubeClientOptions = 
     }
     const info = await resolver.resolve(ref.apiVersion, ref.kind, signal);
     if (info.namespaced && (ref.namespace === undefined || ref.namespace === '')) {
-      throw new InvalidTargetError(`${ref.kind} "${ref.name}" has no namespace, but ${resourceName(info)} are namespaced`);
+      throw new InvalidTargetError(`${ref.kind} "${ref.name}" has no namespace, but ${qualifiedResource(info)} are namespaced`);
     }
     const namespace = info.namespaced ? ref.namespace : undefined;
     return {
       info,
       ref,
-      describe: (verb, subresource) => ({ verb, resource: resourceName(info), name: ref.name, namespace, subresource }),
+      describe: (verb, subresource) => ({ verb, resource: qualifiedResource(info), name: ref.name, namespace, subresource }),
       path: (subresource) => resourcePath(info, namespace, ref.name, subresource),
-      label: `${resourceName(info)} "${namespace ? `${namespace}/` : ''}${ref.name}"`,
+      label: `${qualifiedResource(info)} "${namespace ? `${namespace}/` : ''}${ref.name}"`,
     };
   }
 

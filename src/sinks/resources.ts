@@ -1,3 +1,4 @@
+import { collectionPath, resourceName } from '../sources/resource.js';
 import type { KubeTransport } from './kubeTransport.js';
 import { isNotFound } from './errors.js';
 
@@ -31,18 +32,25 @@ function splitApiVersion(apiVersion: string): { group: string; version: string }
   return slash === -1 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
-/** `configmaps`, or `deployments.apps`: how kubectl and error messages name a resource. */
-export function resourceName(info: Pick<ResourceInfo, 'plural' | 'group'>): string {
-  return info.group === '' ? info.plural : `${info.plural}.${info.group}`;
+/** `configmaps`, or `deployments.apps`: how kubectl, error messages and metric labels name a resource. */
+export function qualifiedResource(info: Pick<ResourceInfo, 'plural' | 'group' | 'version'>): string {
+  return resourceName({ group: info.group, version: info.version, resource: info.plural });
 }
 
-/** The URL path of a collection (no name) or of one object, optionally a subresource of it. */
+/**
+ * The URL path of a collection (no name) or of one object, optionally a
+ * subresource of it. The namespace is used for namespaced kinds only.
+ */
 export function resourcePath(info: ResourceInfo, namespace: string | undefined, name?: string, subresource?: string): string {
-  const root = info.group === '' ? `/api/${info.version}` : `/apis/${info.group}/${info.version}`;
-  const ns = info.namespaced ? `/namespaces/${encodeURIComponent(namespace ?? '')}` : '';
+  const collection = collectionPath({
+    group: info.group,
+    version: info.version,
+    resource: info.plural,
+    namespace: info.namespaced ? namespace : undefined,
+  });
   const one = name === undefined ? '' : `/${encodeURIComponent(name)}`;
   const sub = subresource === undefined ? '' : `/${subresource}`;
-  return `${root}${ns}/${info.plural}${one}${sub}`;
+  return `${collection}${one}${sub}`;
 }
 
 /**

@@ -11,7 +11,9 @@ import { controllerMetrics } from '../../src/sinks/metrics.js';
 import { setControllerReference } from '../../src/sinks/ownerReferences.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { splitKey, type KubeObject } from '../../src/types.js';
-import { controllerMetricTypes, metricTypes } from '../sinks/prometheus.js';
+import { listWatch, type WatchRestartReason } from '../../src/sources/listWatch.js';
+import { sourceMetrics } from '../../src/sinks/sourceMetrics.js';
+import { controllerMetricTypes, metricTypes, sampleValue } from '../sinks/prometheus.js';
 
 describe('metrics of a controller, scraped over HTTP', () => {
   let server: ApiServer;
@@ -96,3 +98,51 @@ describe('metrics of a controller, scraped over HTTP', () => {
     keys.complete();
   });
 });
+
+describe('source metrics fed by a real listWatch', () => {
+  let server: ApiServer;
+
+  beforeEach(async () => {
+    server = await startApiServer({ logger: silentLogger });
+  });
+  afterEach(() => server.close());
+
+  it('count the list, the watch, its events, a restart and the re-list after expired history', async () => {
+    const client = kubeClient(server.kubeConfig(), { logger: silentLogger });
+    const metrics = sourceMetrics();
+    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } });
+    const seen: string[] = [];
+    const configmaps = { group: '', version: 'v1', resource: 'configmaps', namespace: 'default' };
+    const monitor = {
+      ...metrics,
+      watchRestart: (resource: string, reason: WatchRestartReason) => {
+        metrics.watchRestart(resource, reason);
+        // Before the watch resumes: a change, then its history compacted away, so the resume gets 410.
+        server.put(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'default' } });
+        server.faults.compact();
+      },
+    };
+    const subscription = listWatch(server.kubeConfig(), configmaps, { monitor, logger: silentLogger, backoff: { initialMs: 1 } }).subscribe((e) => seen.push(e.type === 'Listed' || e.type === 'Added' ? `${e.type}:${e.object.metadata.name}` : e.type));
+    try {
+      await waitUntil(() => seen.includes('Synced') && server.openWatches() === 1);
+      await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'default' } });
+      await waitUntil(() => seen.includes('Added:b'));
+      server.faults.closeWatches();
+      await waitUntil(() => seen.filter((t) => t === 'Synced').length === 2);
+    } finally {
+      subscription.unsubscribe();
+    }
+    const value = (name: string, labels: Record<string, string>) => sampleValue(metrics.registry, name, labels);
+    expect(await value('rxkube_source_list_requests_total', { resource: 'configmaps' })).to.equal(2);
+    expect(await value('rxkube_source_watch_requests_total', { resource: 'configmaps' })).to.be.at.least(2);
+    expect(await value('rxkube_source_events_total', { resource: 'configmaps', type: 'ADDED' })).to.equal(1);
+    expect(await value('rxkube_source_watch_restarts_total', { resource: 'configmaps', reason: 'closed' })).to.equal(1);
+    expect(await value('rxkube_source_relists_total', { resource: 'configmaps', reason: 'expired' })).to.equal(1);
+  });
+});
+
+/** Waits for a condition over event-loop turns and short sleeps, failing after a bound rather than hanging. */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  expect(condition(), 'condition reached').to.equal(true);
+}

@@ -8,7 +8,8 @@ import { testScheduler } from '../support/objects.js';
 import { controllerMetrics, reconcileTimeBuckets } from '../../src/sinks/metrics.js';
 import { workqueueDurationBuckets } from '../../src/sinks/workqueueMetrics.js';
 import { leaderMetrics } from '../../src/sinks/leaderMetrics.js';
-import { noopSourceMetrics, sourceMetrics } from '../../src/sinks/sourceMetrics.js';
+import { sourceMetrics } from '../../src/sinks/sourceMetrics.js';
+import { MalformedWatchLineError } from '../../src/sources/watchLineReader.js';
 import { controllerMetricTypes, metricTypes, sampleValue } from './prometheus.js';
 
 /** A scheduler whose clock the test sets. */
@@ -240,36 +241,34 @@ describe('leader metrics', () => {
 });
 
 describe('source metrics', () => {
-  it('count requests, re-lists, restarts by reason, events by type, malformed lines, and gauge the store size', async () => {
+  it('count requests by verb, re-lists and restarts by reason, events by type, malformed lines, retries, and gauge the store size', async () => {
     const m = sourceMetrics();
-    m.listRequest('configmaps');
-    m.listRequest('configmaps');
-    m.watchRequest('configmaps');
-    m.relist('configmaps');
+    m.request('list', 'configmaps');
+    m.request('list', 'configmaps');
+    m.request('watch', 'configmaps');
+    m.relist('configmaps', 'initial');
+    m.relist('configmaps', 'expired');
     m.watchRestart('configmaps', 'expired');
     m.watchRestart('configmaps', 'closed');
     m.watchRestart('configmaps', 'closed');
-    m.eventReceived('configmaps', 'ADDED');
-    m.malformedLine('configmaps');
+    m.event('configmaps', 'ADDED');
+    m.malformedLine('configmaps', new MalformedWatchLineError('not JSON', 'not json {'));
+    m.retry({ resource: 'configmaps', verb: 'watch', delayMs: 800, reason: 'error' });
     m.storeSize('configmaps', 12);
     m.storeSize('deployments.apps', 3);
     const value = (name: string, labels: Record<string, string>) => sampleValue(m.registry, name, labels);
     expect(await value('rxkube_source_list_requests_total', { resource: 'configmaps' })).to.equal(2);
     expect(await value('rxkube_source_watch_requests_total', { resource: 'configmaps' })).to.equal(1);
-    expect(await value('rxkube_source_relists_total', { resource: 'configmaps' })).to.equal(1);
+    expect(await value('rxkube_source_relists_total', { resource: 'configmaps', reason: 'expired' })).to.equal(1);
+    expect(await value('rxkube_source_relists_total', { resource: 'configmaps', reason: 'initial' }), 'the first list is no re-list').to.equal(
+      undefined,
+    );
     expect(await value('rxkube_source_watch_restarts_total', { resource: 'configmaps', reason: 'closed' })).to.equal(2);
     expect(await value('rxkube_source_watch_restarts_total', { resource: 'configmaps', reason: 'expired' })).to.equal(1);
     expect(await value('rxkube_source_events_total', { resource: 'configmaps', type: 'ADDED' })).to.equal(1);
     expect(await value('rxkube_source_malformed_lines_total', { resource: 'configmaps' })).to.equal(1);
+    expect(await value('rxkube_source_retries_total', { resource: 'configmaps', verb: 'watch' })).to.equal(1);
     expect(await value('rxkube_store_objects', { resource: 'configmaps' })).to.equal(12);
     expect(await value('rxkube_store_objects', { resource: 'deployments.apps' })).to.equal(3);
-  });
-
-  it('offer a no-op implementation that accepts every call', () => {
-    expect(() => {
-      noopSourceMetrics.listRequest('x');
-      noopSourceMetrics.storeSize('x', 1);
-      noopSourceMetrics.watchRestart('x', 'idle');
-    }).to.not.throw();
   });
 });
