@@ -90,7 +90,7 @@ export function handleList(r: ResourceRequest): void {
 }
 
 export async function handleCreate(r: ResourceRequest): Promise<void> {
-  if (r.subresource !== undefined) throw methodNotAllowed();
+  if (r.subresource !== undefined || r.name !== undefined) throw methodNotAllowed();
   if (r.type.namespaced && r.namespace === undefined) throw methodNotAllowed();
   const body = parseObjectBody(await readBody(r.req), r.req.headers['content-type']);
   const result = r.server.cluster.create(r.type, r.namespace, body, writeOptions(r));

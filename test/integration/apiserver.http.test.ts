@@ -1,0 +1,266 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoordinationV1Api, CoreV1Api, EventsV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import { runCli } from '../../src/cli.js';
+import type { ApiServer } from '../../src/testing/index.js';
+import { eventually, failure, json, raw, start, widgetCrd } from './apiserver.helpers.js';
+
+describe('embedded API server: discovery, versions and OpenAPI', () => {
+  let server: ApiServer;
+  beforeEach(async () => (server = await start()));
+  afterEach(() => server.close());
+
+  it('serves /version in the shape client-node and kubectl read', async () => {
+    const info = await server.kubeConfig().makeApiClient(VersionApi).getCode();
+    expect(info.major).to.equal('1');
+    expect(info.minor).to.equal('32');
+    expect(info.gitVersion).to.match(/^v1\.32\./);
+  });
+
+  it('lists the core API versions at /api and the groups at /apis', async () => {
+    const api = (await raw(server, 'GET', '/api')).json();
+    expect(api).to.deep.include({ kind: 'APIVersions', versions: ['v1'] });
+    const groups = (await raw(server, 'GET', '/apis')).json() as { groups: { name: string; preferredVersion: { groupVersion: string } }[] };
+    expect(groups.groups.map((g) => g.name)).to.deep.equal(['apps', 'events.k8s.io', 'coordination.k8s.io', 'apiextensions.k8s.io']);
+    expect(groups.groups[0].preferredVersion.groupVersion).to.equal('apps/v1');
+    expect((await raw(server, 'GET', '/apis/apps')).json()).to.deep.include({ kind: 'APIGroup', name: 'apps' });
+  });
+
+  it('describes each group version with real scopes, short names, categories and subresources', async () => {
+    const core = (await raw(server, 'GET', '/api/v1')).json() as { groupVersion: string; resources: { name: string; namespaced: boolean; kind: string; shortNames?: string[]; verbs: string[] }[] };
+    expect(core.groupVersion).to.equal('v1');
+    const byName = new Map(core.resources.map((r) => [r.name, r]));
+    expect(byName.get('pods')).to.deep.include({ namespaced: true, kind: 'Pod', shortNames: ['po'] });
+    expect(byName.get('namespaces')).to.deep.include({ namespaced: false, shortNames: ['ns'] });
+    expect(byName.get('pods/status')?.verbs).to.deep.equal(['get', 'patch', 'update']);
+    expect([...byName.keys()]).to.include.members(['configmaps', 'secrets', 'services', 'events', 'namespaces/finalize']);
+    const apps = (await raw(server, 'GET', '/apis/apps/v1')).json() as { resources: { name: string; kind: string; group?: string }[] };
+    expect(apps.resources.find((r) => r.name === 'deployments/scale')).to.deep.include({ kind: 'Scale', group: 'autoscaling' });
+    const leases = (await raw(server, 'GET', '/apis/coordination.k8s.io/v1')).json() as { resources: { name: string }[] };
+    expect(leases.resources.map((r) => r.name)).to.deep.equal(['leases']);
+  });
+
+  it('serves aggregated discovery (apidiscovery.k8s.io/v2) to clients that ask for it', async () => {
+    const res = await raw(server, 'GET', '/apis', {
+      headers: { Accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' },
+    });
+    expect(res.headers['content-type']).to.equal('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    const doc = res.json() as { kind: string; items: { metadata: { name: string }; versions: { version: string; resources: { resource: string; scope: string }[] }[] }[] };
+    expect(doc.kind).to.equal('APIGroupDiscoveryList');
+    const appsGroup = doc.items.find((g) => g.metadata.name === 'apps');
+    expect(appsGroup?.versions[0].resources.find((r) => r.resource === 'deployments')?.scope).to.equal('Namespaced');
+  });
+
+  it('adds a CRD to discovery, with its short names and status subresource', async () => {
+    await json(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd());
+    const groups = (await raw(server, 'GET', '/apis')).json() as { groups: { name: string }[] };
+    expect(groups.groups.map((g) => g.name)).to.include('example.com');
+    const doc = (await raw(server, 'GET', '/apis/example.com/v1')).json() as { resources: { name: string; shortNames?: string[] }[] };
+    expect(doc.resources.map((r) => r.name)).to.deep.equal(['widgets', 'widgets/status']);
+    expect(doc.resources[0].shortNames).to.deep.equal(['wd']);
+  });
+
+  it('serves the OpenAPI v3 index and group-version documents that mark fieldValidation support', async () => {
+    const index = (await raw(server, 'GET', '/openapi/v3')).json() as { paths: Record<string, { serverRelativeURL: string }> };
+    expect(Object.keys(index.paths)).to.include.members(['api/v1', 'apis/apps/v1']);
+    const doc = (await raw(server, 'GET', index.paths['api/v1'].serverRelativeURL)).json() as { paths: Record<string, { patch?: { parameters: { name: string }[]; 'x-kubernetes-group-version-kind': object } }> };
+    const podPatch = doc.paths['/api/v1/namespaces/{namespace}/pods/{name}'].patch;
+    expect(podPatch?.['x-kubernetes-group-version-kind']).to.deep.equal({ group: '', version: 'v1', kind: 'Pod' });
+    expect(podPatch?.parameters.map((p) => p.name)).to.deep.equal(['fieldValidation']);
+    expect((await raw(server, 'GET', '/openapi/v2')).status).to.equal(404);
+  });
+
+  it('answers health checks', async () => {
+    for (const path of ['/healthz', '/livez', '/readyz']) {
+      const res = await raw(server, 'GET', path);
+      expect([res.status, res.text]).to.deep.equal([200, 'ok']);
+    }
+  });
+
+  it('serves a kubectl-style Table when asked for one', async () => {
+    await json(server, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'a' }, data: { x: '1', y: '2' } });
+    const res = await raw(server, 'GET', '/api/v1/namespaces/default/configmaps', {
+      headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' },
+    });
+    const table = res.json() as { kind: string; columnDefinitions: { name: string }[]; rows: { cells: unknown[]; object: { kind: string } }[] };
+    expect(table.kind).to.equal('Table');
+    expect(table.columnDefinitions.map((c) => c.name)).to.deep.equal(['Name', 'Data', 'Age']);
+    expect(table.rows[0].cells.slice(0, 2)).to.deep.equal(['a', 2]);
+    expect(table.rows[0].object.kind).to.equal('PartialObjectMetadata');
+  });
+});
+
+describe('embedded API server: bad input', () => {
+  let server: ApiServer;
+  beforeEach(async () => (server = await start()));
+  afterEach(() => server.close());
+
+  const cmPath = '/api/v1/namespaces/default/configmaps';
+
+  it('answers malformed JSON with 400 BadRequest', async () => {
+    const res = await raw(server, 'POST', cmPath, { body: '{"metadata": {"name": ', headers: { 'Content-Type': 'application/json' } });
+    expect(res.status).to.equal(400);
+    expect(res.json()).to.deep.include({ kind: 'Status', reason: 'BadRequest', code: 400 });
+    expect(String(res.json().message)).to.contain('not valid JSON');
+  });
+
+  it('answers a body that is not an object with 400', async () => {
+    const res = await raw(server, 'POST', cmPath, { body: '[1,2]', headers: { 'Content-Type': 'application/json' } });
+    expect(res.status).to.equal(400);
+  });
+
+  it('answers a content type it cannot read with 415', async () => {
+    const res = await raw(server, 'POST', cmPath, { body: 'name=a', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).to.equal(415);
+    expect(res.json().reason).to.equal('UnsupportedMediaType');
+  });
+
+  it('takes YAML bodies', async () => {
+    const res = await raw(server, 'POST', cmPath, { body: 'metadata:\n  name: y\ndata:\n  k: v\n', headers: { 'Content-Type': 'application/yaml' } });
+    expect(res.status).to.equal(201);
+  });
+
+  it('answers an unknown resource, group or path with 404 NotFound', async () => {
+    for (const path of ['/api/v1/namespaces/default/widgets', '/apis/nope.example.com/v1/things', '/apis/apps/v9/deployments', '/nothing/here']) {
+      const res = await raw(server, 'GET', path);
+      expect(res.status, path).to.equal(404);
+      expect(res.json()).to.deep.include({ reason: 'NotFound', message: 'the server could not find the requested resource' });
+    }
+  });
+
+  it('answers a cluster-scoped resource addressed in a namespace with 404', async () => {
+    expect((await raw(server, 'GET', '/api/v1/namespaces/default/namespaces/default')).status).to.equal(404);
+  });
+
+  it('answers a body whose name differs from the URL with 400', async () => {
+    await json(server, 'POST', cmPath, { metadata: { name: 'a' } });
+    const res = await json(server, 'PUT', `${cmPath}/a`, { metadata: { name: 'b' } });
+    expect(res.status).to.equal(400);
+    expect(res.json().message).to.equal('the name of the object (b) does not match the name on the URL (a)');
+  });
+
+  it('answers a body whose namespace differs from the URL with 400', async () => {
+    const res = await json(server, 'POST', cmPath, { metadata: { name: 'a', namespace: 'other' } });
+    expect(res.status).to.equal(400);
+    expect(res.json().message).to.equal('the namespace of the provided object does not match the namespace sent on the request');
+  });
+
+  it('answers a body of another kind or apiVersion with 400', async () => {
+    expect((await json(server, 'POST', cmPath, { kind: 'Secret', metadata: { name: 'a' } })).status).to.equal(400);
+    const res = await json(server, 'POST', cmPath, { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+    expect(res.status).to.equal(400);
+    expect(res.json().message).to.equal('the API version in the data (apps/v1) does not match the expected API version (v1)');
+  });
+
+  it('answers methods a path does not take with 405', async () => {
+    expect((await json(server, 'POST', `${cmPath}/a`, { metadata: { name: 'a' } })).status).to.equal(405);
+    expect((await json(server, 'PUT', cmPath, { metadata: { name: 'a' } })).status).to.equal(405);
+    expect((await raw(server, 'DELETE', '/apis')).status).to.equal(405);
+  });
+
+  it('answers an oversized body with 413', async () => {
+    const res = await raw(server, 'POST', cmPath, {
+      body: JSON.stringify({ metadata: { name: 'big' }, data: { k: 'x'.repeat(4 * 1024 * 1024) } }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(res.status).to.equal(413);
+  });
+
+  it('answers bad list and watch parameters with 400, never a 5xx', async () => {
+    const cases = [`${cmPath}?limit=abc`, `${cmPath}?resourceVersion=abc`, `${cmPath}?watch=true&timeoutSeconds=-1`, `${cmPath}?watch=true&resourceVersion=x1`];
+    for (const path of cases) expect((await raw(server, 'GET', path)).status, path).to.equal(400);
+  });
+
+  it('answers a bad propagationPolicy with 422', async () => {
+    await json(server, 'POST', cmPath, { metadata: { name: 'a' } });
+    const res = await raw(server, 'DELETE', `${cmPath}/a?propagationPolicy=Sideways`);
+    expect(res.status).to.equal(422);
+  });
+
+  it('keeps serving after every kind of bad request', async () => {
+    const res = await raw(server, 'GET', cmPath);
+    expect(res.status).to.equal(200);
+  });
+});
+
+describe('embedded API server: Leases and Events', () => {
+  let server: ApiServer;
+  beforeEach(async () => (server = await start()));
+  afterEach(() => server.close());
+
+  it('stores coordination.k8s.io/v1 Leases with optimistic concurrency', async () => {
+    const leases = server.kubeConfig().makeApiClient(CoordinationV1Api);
+    const lease = await leases.createNamespacedLease({
+      namespace: 'kube-system',
+      body: { metadata: { name: 'leader' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 15, renewTime: new Date() } },
+    });
+    expect(lease.spec?.holderIdentity).to.equal('a');
+    await leases.replaceNamespacedLease({ name: 'leader', namespace: 'kube-system', body: { ...lease, spec: { ...lease.spec, holderIdentity: 'b' } } });
+    const { code } = await failure(leases.replaceNamespacedLease({ name: 'leader', namespace: 'kube-system', body: { ...lease, spec: { ...lease.spec, holderIdentity: 'c' } } }));
+    expect(code).to.equal(409);
+  });
+
+  it('shares Events between core/v1 and events.k8s.io/v1, renaming fields as kube does', async () => {
+    const kc = server.kubeConfig();
+    const created = await kc.makeApiClient(EventsV1Api).createNamespacedEvent({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'e1' },
+        eventTime: new Date(),
+        reportingController: 'rxkube',
+        reportingInstance: 'rxkube-1',
+        action: 'Reconcile',
+        reason: 'Synced',
+        note: 'all good',
+        type: 'Normal',
+        regarding: { kind: 'Pod', name: 'p', namespace: 'default' },
+      },
+    });
+    expect(created.note).to.equal('all good');
+    const core = await kc.makeApiClient(CoreV1Api).readNamespacedEvent({ name: 'e1', namespace: 'default' });
+    expect(core.message).to.equal('all good');
+    expect(core.involvedObject.name).to.equal('p');
+    expect(core.reportingComponent).to.equal('rxkube');
+  });
+});
+
+describe('rxkube CLI', () => {
+  it('runs the API server, writes a kubeconfig that client-node loads, and stops cleanly', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rxkube-cli-'));
+    const path = join(dir, 'kubeconfig');
+    const out: string[] = [];
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const exit = runCli(['apiserver', '--port', '0', '--kubeconfig', path, '--bookmark-interval-ms', '1000'], {
+      out: (line) => out.push(line),
+      err: (line) => out.push(line),
+      untilStopped: () => stopped,
+    });
+    try {
+      const url = await eventually(() => /listening on (http:\/\/\S+)/.exec(out.join('\n'))?.[1]);
+      expect(out.join('\n')).to.contain(`kubeconfig written to ${path}`);
+      const kc = new KubeConfig();
+      kc.loadFromString(await readFile(path, 'utf8'));
+      expect(kc.getCurrentCluster()?.server).to.equal(url);
+      const namespaces = await kc.makeApiClient(CoreV1Api).listNamespace();
+      expect(namespaces.items.map((n) => n.metadata?.name)).to.include('default');
+    } finally {
+      stop();
+      expect(await exit).to.equal(0);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('explains its usage and fails with a clear message on a bad command or option', async () => {
+    const lines: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), untilStopped: () => Promise.resolve() };
+    expect(await runCli(['frobnicate'], io)).to.equal(2);
+    expect(lines.join('\n')).to.contain('unknown command "frobnicate"');
+    expect(await runCli(['apiserver', '--port', 'eighty'], io)).to.equal(1);
+    expect(lines.join('\n')).to.contain('--port must be a non-negative integer, got "eighty"');
+    expect(await runCli(['apiserver', '--help'], io)).to.equal(0);
+    expect(lines.join('\n')).to.contain('usage: rxkube apiserver');
+  });
+});
