@@ -55,6 +55,8 @@ export interface EventRecorderStats {
   failed: number;
   /** Records not written because the recorder was closed or too far behind. */
   dropped: number;
+  /** Series held in memory now (the events of the last `seriesWindow`, roughly). */
+  tracked: number;
 }
 
 export interface EventRecorder {
@@ -176,7 +178,7 @@ export function eventRecorder(options: EventRecorderOptions): EventRecorder {
 
   const series = new Map<string, Series>();
   const queue = new Set<Series>();
-  const stats: EventRecorderStats = { recorded: 0, created: 0, patched: 0, failed: 0, dropped: 0 };
+  const stats: Omit<EventRecorderStats, 'tracked'> = { recorded: 0, created: 0, patched: 0, failed: 0, dropped: 0 };
   const closing = new AbortController();
   let pumping: Promise<void> | undefined;
   let sequence = 0;
@@ -322,6 +324,6 @@ export function eventRecorder(options: EventRecorderOptions): EventRecorder {
       closing.abort();
       while (pumping !== undefined) await pumping;
     },
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, tracked: series.size }),
   };
 }

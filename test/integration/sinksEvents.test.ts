@@ -157,6 +157,18 @@ describe('event recorder against the embedded API server', () => {
     expect(again?.series?.count).to.equal(2);
   });
 
+  it('forgets series older than the window as new events come, so memory follows recent events', async () => {
+    recorder.record(app, scaled);
+    recorder.record(app, { ...scaled, reason: 'Failed' });
+    recorder.record(app, { ...scaled, reason: 'Other' });
+    await recorder.flush();
+    expect(recorder.stats().tracked).to.equal(3);
+    scheduler.advance(7 * minute);
+    recorder.record(app, { ...scaled, reason: 'Later' });
+    await recorder.flush();
+    expect(recorder.stats().tracked).to.equal(1);
+  });
+
   it('puts events about cluster-scoped objects in the default namespace', async () => {
     recorder.record({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a', uid: 'u1' } }, scaled);
     await recorder.flush();

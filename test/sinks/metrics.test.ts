@@ -197,6 +197,8 @@ describe('controller metrics', () => {
     expect(await value('controller_runtime_reconcile_errors_total', { controller: 'b' })).to.equal(1);
     expect(await value('controller_runtime_max_concurrent_reconciles', { controller: 'a' })).to.equal(1);
     expect(await value('controller_runtime_max_concurrent_reconciles', { controller: 'b' })).to.equal(3);
+    b.setMaxConcurrentReconciles(5);
+    expect(await value('controller_runtime_max_concurrent_reconciles', { controller: 'b' })).to.equal(5);
     expect(await value('workqueue_unfinished_work_seconds', { name: 'a', controller: 'a' })).to.equal(2);
     expect(await value('workqueue_unfinished_work_seconds', { name: 'b', controller: 'b' })).to.equal(0);
   });
