@@ -6,7 +6,6 @@ export * from './metrics.js';
 export * from './leaderMetrics.js';
 export * from './sourceMetrics.js';
 export * from './healthServer.js';
-export * from './delay.js';
 export * from './retryOnConflict.js';
 export * from './kubeTransport.js';
 export * from './resources.js';
