@@ -13,3 +13,6 @@ export * from './client.js';
 export * from './finalizer.js';
 export * from './objectReference.js';
 export * from './events.js';
+export * from './leaseClient.js';
+export * from './leaseLock.js';
+export * from './leaderElection.js';

@@ -7,3 +7,4 @@ export * from './listWatch.js';
 export * from './shareSource.js';
 export * from './informers.js';
 export * from './transforms.js';
+export * from './lease.js';
