@@ -17,7 +17,7 @@ import {
   takeUntil,
   tap,
   type SchedulerLike,
-  type Subscription,
+  Subscription,
 } from 'rxjs';
 import { createDefaultLogger, type Logger } from '../logger.js';
 import { filterDeltas, type Predicate } from '../operators/predicates.js';
@@ -239,18 +239,20 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
 
   const output = new Observable<ReconcileOutcome>((subscriber) => {
     const stop = new Subject<void>();
-    let reconciling: Subscription | undefined;
+    // Filled in below; a Subscription from the start so that a shutdown
+    // during the synchronous part of subscribing still tears all of it down.
+    const reconciling = new Subscription();
     let inspected: { readonly running: number } | undefined;
     let graceTimer: Subscription | undefined;
     let running = 0;
     let stopping = false;
     let finished = false;
-    const warm: Subscription[] = [];
+    const warm = new Subscription();
 
     // Informers run for the controller's whole life, leading or not.
     for (const { resource, informer } of all) {
       const name = resourceName(resource);
-      warm.push(
+      warm.add(
         informer.events.subscribe({
           next: (event) => monitor.storeSize(name, event.store.size),
           error: (err: unknown) => fail(err),
@@ -282,43 +284,45 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       first(Boolean),
     );
 
-    reconciling = leadership
-      .pipe(
-        switchMap((leading) => {
-          if (!leading) {
-            if (running > 0) logger.warn({ running }, 'lost leadership: aborting reconciles in flight');
-            return EMPTY;
-          }
-          logger.info({ identity }, 'reconciling');
-          return whenSynced.pipe(
-            switchMap(() => triggers),
-            takeUntil(stop),
-            reconcileByKey((key, ctx) => reconcile(key, userContext(key, ctx)), {
-              concurrency,
-              scheduler,
-              logger,
-              observer: metrics.observer,
-              inspect: (queue) => {
-                inspected = queue;
-              },
-              ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
-              ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
-              ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-            }),
-          );
-        }),
-      )
-      .subscribe({
-        next(outcome) {
-          metrics.outcome(outcome);
-          subscriber.next(outcome);
-          running = inspected?.running ?? 0;
-          // Shutting down: once nothing is in flight, end the queue before it starts a waiting key.
-          if (stopping && running === 0) end();
-        },
-        error: (err: unknown) => fail(err),
-        complete: () => end(),
-      });
+    reconciling.add(
+      leadership
+        .pipe(
+          switchMap((leading) => {
+            if (!leading) {
+              if (running > 0) logger.warn({ running }, 'lost leadership: aborting reconciles in flight');
+              return EMPTY;
+            }
+            logger.info({ identity }, 'reconciling');
+            return whenSynced.pipe(
+              switchMap(() => triggers),
+              takeUntil(stop),
+              reconcileByKey((key, ctx) => reconcile(key, userContext(key, ctx)), {
+                concurrency,
+                scheduler,
+                logger,
+                observer: metrics.observer,
+                inspect: (queue) => {
+                  inspected = queue;
+                },
+                ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+                ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+                ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+              }),
+            );
+          }),
+        )
+        .subscribe({
+          next(outcome) {
+            metrics.outcome(outcome);
+            subscriber.next(outcome);
+            running = inspected?.running ?? 0;
+            // Shutting down: once nothing is in flight, end the queue before it starts a waiting key.
+            if (stopping && running === 0) end();
+          },
+          error: (err: unknown) => fail(err),
+          complete: () => end(),
+      }),
+    );
 
 
     function fail(err: unknown): void {
@@ -337,8 +341,8 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     function cleanup(): void {
       finished = true;
       graceTimer?.unsubscribe();
-      reconciling?.unsubscribe();
-      for (const s of warm.splice(0)) s.unsubscribe();
+      reconciling.unsubscribe();
+      warm.unsubscribe();
       void recorder.flush();
     }
 
