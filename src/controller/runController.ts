@@ -1,0 +1,90 @@
+import { createDefaultLogger } from '../logger.js';
+import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
+import { startHealthServer, type HealthServer } from '../sinks/healthServer.js';
+import type { KubeObject } from '../types.js';
+import { controller, type Controller, type ControllerOptions } from './controller.js';
+
+export interface RunControllerOptions<T extends KubeObject> extends ControllerOptions<T> {
+  /**
+   * The health server (`/metrics`, `/healthz`, `/readyz`): where to listen
+   * (default port 8080 on all interfaces), or `false` for none.
+   */
+  health?: { port?: number; host?: string } | false;
+  /** Shut down gracefully on SIGTERM and SIGINT (default true). */
+  handleSignals?: boolean;
+  /** Told of every outcome (the default logs failures; successes at debug). */
+  onOutcome?: (outcome: ReconcileOutcome) => void;
+}
+
+export interface RunningController<T extends KubeObject> {
+  readonly controller: Controller<T>;
+  /** The health server, when one was asked for. */
+  readonly health: HealthServer | undefined;
+  /** Starts a graceful shutdown, as SIGTERM does. */
+  stop(): void;
+  /** Settles when the controller has stopped and everything it opened is closed; rejects with its error. */
+  readonly done: Promise<void>;
+}
+
+/**
+ * Runs a controller the way a process wants one: structured logs, a health
+ * server with `/metrics` and with `/readyz` true once every store has synced
+ * and the replica leads or stands by, and a graceful shutdown on SIGTERM or
+ * SIGINT (in-flight reconciles get the grace period, the lease is released,
+ * watches close). It never exits the process: when `done` settles, nothing
+ * it opened is left to keep the event loop alive, so a `main` that awaits
+ * `done` ends by itself.
+ */
+export async function runController<T extends KubeObject>(options: RunControllerOptions<T>): Promise<RunningController<T>> {
+  const logger = options.logger ?? createDefaultLogger({ controller: options.name });
+  const abort = new AbortController();
+  if (options.signal?.aborted) abort.abort();
+  options.signal?.addEventListener('abort', () => abort.abort(), { once: true });
+  const running = controller<T>({ ...options, logger, signal: abort.signal });
+
+  const health =
+    options.health === false
+      ? undefined
+      : await startHealthServer({
+          ...options.health,
+          registry: running.registry,
+          logger,
+          checks: { healthz: () => true, readyz: { synced: () => running.synced(), leader: () => running.ready() } },
+        });
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (abort.signal.aborted) {
+      logger.warn({ signal }, 'already shutting down');
+      return;
+    }
+    logger.info({ signal }, 'shutting down');
+    abort.abort();
+  };
+  const handleSignals = options.handleSignals !== false;
+  if (handleSignals) {
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+
+  const onOutcome =
+    options.onOutcome ??
+    ((outcome: ReconcileOutcome) => {
+      if (outcome.result === 'success') logger.debug({ key: outcome.key, ms: outcome.duration }, 'reconciled');
+    });
+
+  logger.info({ health: health?.url }, 'controller starting');
+  const done = new Promise<void>((resolve, reject) => {
+    running.subscribe({ next: onOutcome, error: reject, complete: resolve });
+  }).finally(async () => {
+    if (handleSignals) {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+    await health?.close();
+    logger.info({}, 'controller stopped');
+  });
+  // Awaited or not, a failure must never surface as an unhandled rejection.
+  done.catch(() => {});
+
+  return { controller: running, health, stop: () => abort.abort(), done };
+}
