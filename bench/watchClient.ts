@@ -1,6 +1,8 @@
 /**
  * One client of bench/watch.ts, in its own process so that its peak RSS is
- * its own. Prints one JSON line: events, watch time, time to synced, peak RSS.
+ * its own. Modes `client-node-watch` and `rxkube-watch` compare the two
+ * watch transports alone (client-node's `Watch`: node-fetch and readline;
+ * ours: node:http with the kubeconfig's options and a Buffer line reader). Prints one JSON line: events, watch time, time to synced, peak RSS.
  */
 import * as k8s from '@kubernetes/client-node';
 import * as http from 'node:http';
@@ -8,7 +10,9 @@ import { filter, map, tap } from 'rxjs';
 import { deltas } from '../src/operators/deltas.js';
 import { reconcileByKey } from '../src/operators/reconcileByKey.js';
 import { dropManagedFields } from '../src/sources/transforms.js';
+import { getStream } from '../src/sources/http.js';
 import { listWatch } from '../src/sources/listWatch.js';
+import { WatchLineReader } from '../src/sources/watchLineReader.js';
 import { indexer } from '../src/store/indexer.js';
 import { isDelta, type KubeObject } from '../src/types.js';
 
@@ -87,6 +91,39 @@ async function bare(): Promise<void> {
   });
 }
 
+/** The transports alone: the list is read the bare way, then only the watch differs. */
+async function bareList(): Promise<string> {
+  const get = (path: string) =>
+    new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${url}${path}`, resolve).on('error', reject));
+  const res = await get('/api/v1/pods');
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  const page = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { metadata: { resourceVersion: string } };
+  syncedAt = performance.now();
+  return page.metadata.resourceVersion;
+}
+
+async function clientNodeWatch(): Promise<void> {
+  const rv = await bareList();
+  await new k8s.Watch(kubeConfig()).watch('/api/v1/pods', { resourceVersion: rv }, countEvent, (err: unknown) => {
+    if (events < expected) {
+      console.error('client-node Watch ended early', err);
+      process.exit(1);
+    }
+  });
+}
+
+async function rxkubeWatch(): Promise<void> {
+  const rv = await bareList();
+  const query = new URLSearchParams({ watch: '1', resourceVersion: rv });
+  const res = await getStream(kubeConfig(), '/api/v1/pods', query, new AbortController().signal);
+  const reader = new WatchLineReader(countEvent, (err) => {
+    console.error(err);
+    process.exit(1);
+  });
+  res.on('data', (chunk: Buffer) => reader.push(chunk));
+}
+
 async function clientNode(): Promise<void> {
   const kc = kubeConfig();
   const core = kc.makeApiClient(k8s.CoreV1Api);
@@ -119,6 +156,8 @@ function rxkube(transform: boolean): void {
 
 if (mode === 'bare') await bare();
 else if (mode === 'client-node') await clientNode();
+else if (mode === 'client-node-watch') await clientNodeWatch();
+else if (mode === 'rxkube-watch') await rxkubeWatch();
 else if (mode === 'rxkube') rxkube(false);
 else if (mode === 'rxkube-transform') rxkube(true);
 else throw new Error(`unknown mode ${mode}`);
