@@ -41,13 +41,26 @@ import { releaseLease, tryAcquireOrRenew, type LeaseLock, type LeaseStep } from 
  * - Each try (a read and a write) is abandoned after `renewDeadline`, so a
  *   request that hangs cannot stall the elector.
  *
+ * - With `releaseOnCancel` (default), unsubscribing gives the lease up
+ *   (empty holder, `leaseDurationSeconds: 1`, as client-go) so the next
+ *   candidate takes it at its next try. It is one write conditional on the
+ *   lease being exactly as this elector last saw it; if anything wrote since
+ *   (even a new subscription under the same identity) the 409 leaves the
+ *   lease alone, to expire in its own time. client-go re-reads and retries
+ *   instead, which can clear a lease that a newer writer relies on. The
+ *   release runs after the unsubscribe returns (one request, bounded by
+ *   `renewDeadline`) and only logs its outcome.
+ *
  * Gate work on `leading` and stop it as soon as `leading` turns false: that
  * is what makes "never two leaders at once" hold for the work itself. With
- * `releaseOnCancel` (default), unsubscribing releases the lease at once for
- * others to take: unsubscribe only after the guarded work has stopped.
+ * `releaseOnCancel`, unsubscribe only once the guarded work has stopped,
+ * since another replica may start right after the release.
  *
- * `identity` must be unique per replica (client-go uses hostname + a uuid):
- * a restarted replica with the same identity resumes the lease at once.
+ * `identity` should be unique per replica (client-go uses hostname + a
+ * uuid). A replica restarted under the same identity finds the lease still
+ * its own and resumes it at once, without waiting for it to expire. Two
+ * subscriptions alive at once under one identity would both lead: the
+ * Lease cannot tell them apart (in client-go neither).
  *
  * ```ts
  * leaderElection({ kubeConfig, lease: 'default/my-controller', identity: `${hostname()}_${randomUUID()}` })
