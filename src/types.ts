@@ -79,9 +79,15 @@ export function objectKey(obj: KubeObject): ObjectKey {
       `cannot key ${kind}object${where}: metadata.name is ${name === '' ? 'empty' : 'missing'}`,
     );
   }
+  // A "/" would make the key ambiguous: cluster-scoped "a/b" and "b" in namespace "a" would
+  // share one cache entry. Kubernetes never issues such names, so one is a corrupt object.
+  if (name.includes('/')) throw new InvalidObjectError(`cannot key ${kind}"${name}": metadata.name contains "/"`);
   if (namespace === undefined || namespace === null || namespace === '') return name;
   if (typeof namespace !== 'string') {
     throw new InvalidObjectError(`cannot key ${kind}"${name}": metadata.namespace is ${describe(namespace)}, not a string`);
+  }
+  if (namespace.includes('/')) {
+    throw new InvalidObjectError(`cannot key ${kind}"${name}": metadata.namespace "${namespace}" contains "/"`);
   }
   return `${namespace}/${name}`;
 }

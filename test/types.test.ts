@@ -25,6 +25,12 @@ describe('objectKey', () => {
     expect(() => objectKey('pod' as unknown as KubeObject)).to.throw(InvalidObjectError, 'cannot key a string');
   });
 
+  it('rejects a name or namespace containing "/", which would give two objects one key', () => {
+    expect(() => objectKey({ metadata: { name: 'a/b' } })).to.throw(InvalidObjectError, 'metadata.name contains "/"');
+    expect(() => objectKey({ metadata: { name: 'b', namespace: 'x/a' } })).to.throw(InvalidObjectError, 'metadata.namespace "x/a" contains "/"');
+    expect(objectKey({ metadata: { name: 'b', namespace: 'a' } })).to.equal('a/b');
+  });
+
   it('rejects a namespace that is not a string', () => {
     expect(() => objectKey({ metadata: { name: 'a', namespace: 7 as unknown as string } })).to.throw(
       InvalidObjectError,
