@@ -1,0 +1,188 @@
+import { expect } from 'chai';
+import type { Subscription } from 'rxjs';
+import { findCondition, kubeClient, silentLogger, type KubeClient, type KubeObject, type ReconcileOutcome } from 'rxkube';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
+import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
+import { waitFor } from '../../test/support/waitFor.js';
+import { installCrd } from './crd.js';
+import { podAutoscalerController } from './controller.js';
+import { autoscalerManifest, autoscalerRef, deploymentManifest, deploymentRef } from './manifests.js';
+import { FINALIZER, SCALED_BY, type Deployment, type PodAutoscaler } from './types.js';
+
+const deploymentsRef = { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'default' };
+const autoscalersRef = { group: 'autoscaling.rxkube.dev', version: 'v1', resource: 'podautoscalers', namespace: 'default' };
+const eventsRef = { group: 'events.k8s.io', version: 'v1', resource: 'events', namespace: 'default' };
+
+describe('examples/podautoscaler against the embedded API server', () => {
+  let server: ApiServer;
+  let client: KubeClient;
+  let running: Subscription | undefined;
+  let outcomes: ReconcileOutcome[];
+
+  beforeEach(async () => {
+    server = await startApiServer({ logger: silentLogger });
+    client = kubeClient(server.kubeConfig(), { fieldManager: 'test' });
+    await installCrd(client);
+    outcomes = [];
+  });
+
+  afterEach(async () => {
+    running?.unsubscribe();
+    running = undefined;
+    await server.close();
+  });
+
+  function start(): void {
+    const c = podAutoscalerController(server.kubeConfig(), { logger: silentLogger, scheduler: dilatedScheduler(100), concurrency: 2 });
+    running = c.subscribe({ next: (o) => outcomes.push(o) });
+  }
+
+  const deployment = (name: string): Deployment | undefined =>
+    server.snapshot(deploymentsRef).find((d) => d.metadata.name === name) as Deployment | undefined;
+  const autoscaler = (name: string): PodAutoscaler | undefined =>
+    server.snapshot(autoscalersRef).find((d) => d.metadata.name === name) as PodAutoscaler | undefined;
+  const events = (reason: string) =>
+    server.snapshot(eventsRef).filter((e) => (e as KubeObject & { reason?: string }).reason === reason) as (KubeObject & {
+      type: string;
+      note?: string;
+      regarding: { name: string };
+    })[];
+  const ready = (name: string) => findCondition(autoscaler(name)?.status?.conditions, 'Ready');
+  const converged = (name: string) => {
+    const pa = autoscaler(name);
+    return pa !== undefined && pa.status?.observedGeneration === pa.metadata.generation && ready(name)?.reason === 'Scaled';
+  };
+
+  const createDeployment = (name: string, replicas = 1) => client.create(deploymentManifest('default', name, replicas));
+  const createAutoscaler = (name: string, targetDeployment: string, replicas: number) =>
+    client.create(autoscalerManifest('default', name, targetDeployment, replicas));
+  const patchAutoscaler = (name: string, spec: Partial<PodAutoscaler['spec']>) => client.patchMerge(autoscalerRef('default', name), { spec });
+  const scaleBehindItsBack = (name: string, replicas: number) => client.patchMerge(deploymentRef('default', name), { spec: { replicas } });
+
+  it('scales the target Deployment, reports Ready/Scaled with the generation and replicas, and records a Scaled Event', async () => {
+    await createDeployment('web', 1);
+    await createAutoscaler('web', 'web', 3);
+    start();
+    await waitFor(() => converged('web'), 'the autoscaler to converge');
+    expect(deployment('web')?.spec?.replicas).to.equal(3);
+    const pa = autoscaler('web')!;
+    expect(pa.metadata.finalizers).to.deep.equal([FINALIZER]);
+    expect(pa.status?.currentReplicas).to.equal(3);
+    expect(pa.status?.observedGeneration).to.equal(1);
+    expect(ready('web')).to.include({ status: 'True', reason: 'Scaled', observedGeneration: 1 });
+    await waitFor(() => events('Scaled').length === 1, 'the Scaled Event');
+    expect(events('Scaled')[0]).to.include({ type: 'Normal', note: 'scaled deployment "web" from 1 to 3 replicas' });
+    expect(events('Scaled')[0]?.regarding.name).to.equal('web');
+  });
+
+  it('never takes ownership of the Deployment: no owner reference, only replicas and its stamp change', async () => {
+    const created = await createDeployment('web', 1);
+    await createAutoscaler('web-pa', 'web', 2);
+    start();
+    await waitFor(() => converged('web-pa'), 'the autoscaler to converge');
+    const after = deployment('web')!;
+    expect(after.metadata.ownerReferences).to.equal(undefined);
+    expect(after.metadata.annotations).to.deep.equal({ [SCALED_BY]: 'web-pa' });
+    const strip = (d: Deployment) => ({ ...d.spec, replicas: 0 });
+    expect(strip(after)).to.deep.equal(strip(created as Deployment));
+  });
+
+  it('corrects replicas changed behind its back', async () => {
+    await createDeployment('web', 1);
+    await createAutoscaler('web', 'web', 3);
+    start();
+    await waitFor(() => converged('web'), 'the autoscaler to converge');
+    await scaleBehindItsBack('web', 7);
+    await waitFor(() => events('Scaled').some((e) => e.note === 'scaled deployment "web" from 7 to 3 replicas'), 'the correction');
+    expect(deployment('web')?.spec?.replicas).to.equal(3);
+  });
+
+  it('reports DeploymentNotFound with a Warning Event, then scales the Deployment once it appears', async () => {
+    await createAutoscaler('late', 'late', 4);
+    start();
+    await waitFor(() => ready('late')?.reason === 'DeploymentNotFound', 'DeploymentNotFound');
+    expect(ready('late')).to.include({ status: 'False', message: 'deployment "late" not found in namespace "default"' });
+    await waitFor(() => events('DeploymentNotFound').length === 1, 'the Warning Event');
+    expect(events('DeploymentNotFound')[0]?.type).to.equal('Warning');
+    await createDeployment('late', 1);
+    await waitFor(() => converged('late'), 'the autoscaler to converge');
+    expect(deployment('late')?.spec?.replicas).to.equal(4);
+  });
+
+  it('follows edits: new replicas and a new target, letting go of the old one', async () => {
+    await createDeployment('a', 1);
+    await createDeployment('b', 1);
+    await createAutoscaler('pa', 'a', 2);
+    start();
+    await waitFor(() => converged('pa'), 'the first convergence');
+    await patchAutoscaler('pa', { replicas: 5 });
+    await waitFor(() => autoscaler('pa')?.status?.observedGeneration === 2 && deployment('a')?.spec?.replicas === 5, 'the new replicas');
+    await patchAutoscaler('pa', { targetDeployment: 'b' });
+    await waitFor(() => autoscaler('pa')?.status?.observedGeneration === 3 && converged('pa'), 'the retarget');
+    expect(deployment('b')?.spec?.replicas).to.equal(5);
+    expect(deployment('b')?.metadata.annotations?.[SCALED_BY]).to.equal('pa');
+    expect(deployment('a')?.metadata.annotations?.[SCALED_BY]).to.equal(undefined);
+    expect(deployment('a')?.spec?.replicas).to.equal(5);
+  });
+
+  it('on delete: removes its stamp, records Released, lets the autoscaler go and leaves the Deployment as it is', async () => {
+    await createDeployment('web', 1);
+    await createAutoscaler('web', 'web', 3);
+    start();
+    await waitFor(() => converged('web'), 'the autoscaler to converge');
+    await client.remove(autoscalerRef('default', 'web'));
+    await waitFor(() => autoscaler('web') === undefined, 'the autoscaler to go');
+    expect(deployment('web')?.spec?.replicas).to.equal(3);
+    expect(deployment('web')?.metadata.annotations?.[SCALED_BY]).to.equal(undefined);
+    await waitFor(() => events('Released').length === 1, 'the Released Event');
+    expect(events('Released')[0]?.note).to.equal('deleted; stopped scaling deployment "web" (left at 3 replicas)');
+  });
+
+  it('lets the oldest of two autoscalers drive a Deployment, and hands over when it goes', async () => {
+    await createDeployment('web', 1);
+    await createAutoscaler('first', 'web', 2);
+    // creationTimestamp has whole seconds: the tie between the two is broken by name, "first" < "second".
+    await createAutoscaler('second', 'web', 6);
+    start();
+    await waitFor(() => converged('first') && ready('second')?.reason === 'DeploymentClaimed', 'the claim');
+    expect(ready('second')?.message).to.equal('deployment "web" is scaled by PodAutoscaler "first", the oldest that targets it');
+    expect(deployment('web')?.spec?.replicas).to.equal(2);
+    await client.remove(autoscalerRef('default', 'first'));
+    await waitFor(() => converged('second') && deployment('web')?.spec?.replicas === 6, 'the hand-over');
+    expect(deployment('web')?.metadata.annotations?.[SCALED_BY]).to.equal('second');
+    expect(autoscaler('first')).to.equal(undefined);
+  });
+
+  it('reports InvalidSpec for a spec the schema should have refused, and writes nothing to Deployments', async () => {
+    await createDeployment('web', 1);
+    await createAutoscaler('bad', 'web', -2);
+    start();
+    await waitFor(() => ready('bad')?.reason === 'InvalidSpec', 'InvalidSpec');
+    expect(ready('bad')?.message).to.equal('spec.replicas must be a whole number from 0, got -2');
+    expect(deployment('web')?.spec?.replicas).to.equal(1);
+    expect(deployment('web')?.metadata.annotations).to.equal(undefined);
+  });
+
+  it('converges through failed writes and conflicts, and a restarted controller writes nothing when all is right', async () => {
+    await createDeployment('web', 1);
+    await createAutoscaler('web', 'web', 3);
+    server.faults.failNext(2, { status: 500, message: 'injected' }, { verb: 'patch', resource: 'deployments' });
+    server.faults.failNext(2, { status: 409, reason: 'Conflict', message: 'injected conflict' }, { verb: 'update', resource: 'podautoscalers/status' });
+    start();
+    await waitFor(() => converged('web'), 'convergence through the faults');
+    expect(server.requestLog.filter((r) => r.status === 500 || r.status === 409)).to.have.length(4);
+    expect(deployment('web')?.spec?.replicas).to.equal(3);
+    await waitFor(() => events('Scaled').length === 1, 'the Scaled Event');
+    running?.unsubscribe();
+    await waitFor(() => server.openWatches() === 0, 'the first controller to stop');
+
+    const before = server.resourceVersion;
+    server.clearRequestLog();
+    outcomes = [];
+    start();
+    await waitFor(() => outcomes.filter((o) => o.key === 'default/web').length >= 1, 'the reconcile after the restart');
+    const writes = server.requestLog.filter((r) => !['get', 'list', 'watch', 'discovery', 'openapi', 'version'].includes(r.verb));
+    expect(writes).to.deep.equal([]);
+    expect(server.resourceVersion).to.equal(before);
+  });
+});

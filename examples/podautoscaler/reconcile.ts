@@ -1,0 +1,258 @@
+import {
+  finalizer,
+  isInvalid,
+  isNotFound,
+  setCondition,
+  type ConditionUpdate,
+  type ControllerContext,
+  type EventInput,
+  type JsonPatchOperation,
+  type Lister,
+  type ObjectKey,
+} from 'rxkube';
+import {
+  BY_SCALER,
+  BY_TARGET,
+  DEPLOYMENTS_STORE,
+  FINALIZER,
+  PODAUTOSCALERS_STORE,
+  SCALED_BY,
+  type Deployment,
+  type PodAutoscaler,
+  type PodAutoscalerStatus,
+} from './types.js';
+
+/**
+ * Brings the Deployment a PodAutoscaler targets to the replicas it asks for.
+ *
+ * Level-triggered and idempotent: it compares the cache with what should be
+ * and writes only the difference, so a rerun, a retry after a failed write
+ * or a restart of the controller changes nothing that is already right.
+ *
+ * - The first run only adds the finalizer; the write brings the object back.
+ * - The Deployment is never owned: only its `spec.replicas` and the
+ *   `scaled-by` annotation are patched. Letting go of a Deployment (the
+ *   autoscaler retargeted, lost a claim, or is being deleted) removes that
+ *   annotation again, guarded so that it never removes another's.
+ * - When several PodAutoscalers target one Deployment, the oldest (then the
+ *   first by name) drives it; the others report `DeploymentClaimed`, so two
+ *   of them never fight over the replicas.
+ * - Status: `Ready` (`Scaled`, `DeploymentNotFound`, `DeploymentClaimed`,
+ *   `InvalidSpec`), `observedGeneration`, `currentReplicas`; an Event for
+ *   each scaling and each change into a failing state.
+ *
+ * It reads `ctx.object`, `ctx.stores` (the PodAutoscaler and Deployment
+ * stores, with the `targetDeployment` and `scaledBy` indexes) and writes
+ * through `ctx.client` and `ctx.recorder` only.
+ */
+export async function reconcilePodAutoscaler(_key: ObjectKey, ctx: ControllerContext<PodAutoscaler>): Promise<void> {
+  const pa = ctx.object;
+  // Gone from the cache: its finalizer made sure the cleanup ran before it could go.
+  if (pa === undefined) return;
+  await finalizer(ctx.client, FINALIZER, pa, { apply: (live) => scale(live, ctx), cleanup: (live) => release(live, ctx) }, { signal: ctx.signal });
+}
+
+interface Stores {
+  autoscalers: Lister<PodAutoscaler>;
+  deployments: Lister<Deployment>;
+}
+
+function storesOf(ctx: ControllerContext<PodAutoscaler>): Stores {
+  const autoscalers = ctx.stores[PODAUTOSCALERS_STORE] as Lister<PodAutoscaler> | undefined;
+  const deployments = ctx.stores[DEPLOYMENTS_STORE] as Lister<Deployment> | undefined;
+  if (autoscalers === undefined || deployments === undefined) {
+    throw new Error(
+      `the podautoscaler reconcile needs the stores "${PODAUTOSCALERS_STORE}" and "${DEPLOYMENTS_STORE}" ` +
+        `(it has: ${Object.keys(ctx.stores).join(', ') || 'none'})`,
+    );
+  }
+  return { autoscalers, deployments };
+}
+
+async function scale(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>): Promise<void> {
+  const stores = storesOf(ctx);
+  const name = pa.metadata.name as string;
+  const namespace = pa.metadata.namespace ?? '';
+  const problem = specProblem(pa);
+  if (problem !== undefined) {
+    await letGo(pa, stores, ctx, undefined);
+    await report(pa, ctx, { status: 'False', reason: 'InvalidSpec', message: problem }, undefined, 'Warning');
+    return;
+  }
+  const target = pa.spec.targetDeployment;
+  const desired = pa.spec.replicas;
+
+  const holder = claimant(pa, stores.autoscalers);
+  if (holder !== name) {
+    await letGo(pa, stores, ctx, undefined);
+    const message = `deployment "${target}" is scaled by PodAutoscaler "${holder}", the oldest that targets it`;
+    await report(pa, ctx, { status: 'False', reason: 'DeploymentClaimed', message }, undefined, 'Warning');
+    return;
+  }
+  await letGo(pa, stores, ctx, target);
+
+  const deployment = stores.deployments.get(`${namespace}/${target}`);
+  if (deployment === undefined) {
+    await notFound(pa, ctx);
+    return;
+  }
+  // A Deployment without replicas has one: the API server's default.
+  let current = deployment.spec?.replicas ?? 1;
+  if (current !== desired || deployment.metadata.annotations?.[SCALED_BY] !== name) {
+    let patched: Deployment;
+    try {
+      patched = await ctx.client.patchMerge<Deployment>(
+        deployment,
+        { metadata: { annotations: { [SCALED_BY]: name } }, spec: { replicas: desired } },
+        { signal: ctx.signal },
+      );
+    } catch (err) {
+      // The cache still had it; the server has it no more. Its delete event brings us back.
+      if (isNotFound(err)) return notFound(pa, ctx);
+      throw err;
+    }
+    if (current !== desired) {
+      ctx.recorder.record(pa, {
+        type: 'Normal',
+        reason: 'Scaled',
+        action: 'Scale',
+        note: `scaled deployment "${target}" from ${current} to ${desired} replicas`,
+        related: patched,
+      });
+    }
+    current = patched.spec?.replicas ?? desired;
+  }
+  await report(pa, ctx, { status: 'True', reason: 'Scaled', message: `deployment "${target}" has ${current} replicas` }, current);
+}
+
+async function notFound(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>): Promise<void> {
+  const message = `deployment "${pa.spec.targetDeployment}" not found in namespace "${pa.metadata.namespace ?? ''}"`;
+  await report(pa, ctx, { status: 'False', reason: 'DeploymentNotFound', message }, undefined, 'Warning');
+}
+
+/** The finalizer's cleanup: let go of every Deployment it stamped, and say so. */
+async function release(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>): Promise<void> {
+  const released = await letGo(pa, storesOf(ctx), ctx, undefined);
+  const note =
+    released.length === 0
+      ? 'deleted; it was scaling no deployment'
+      : `deleted; stopped scaling deployment ${released.map((d) => `"${d.metadata.name ?? ''}" (left at ${d.spec?.replicas ?? 1} replicas)`).join(', ')}`;
+  ctx.recorder.record(pa, { type: 'Normal', reason: 'Released', action: 'Release', note });
+}
+
+/** What is wrong with a spec the API server let through (a CRD schema is not enforced everywhere); undefined when it is fine. */
+export function specProblem(pa: PodAutoscaler): string | undefined {
+  const spec = pa.spec as Partial<PodAutoscaler['spec']> | undefined;
+  if (spec === undefined || spec === null || typeof spec !== 'object') return 'spec is missing';
+  if (typeof spec.targetDeployment !== 'string' || spec.targetDeployment === '') {
+    return `spec.targetDeployment must be a Deployment name, got ${JSON.stringify(spec.targetDeployment)}`;
+  }
+  if (!Number.isInteger(spec.replicas) || (spec.replicas as number) < 0 || (spec.replicas as number) > 2 ** 31 - 1) {
+    return `spec.replicas must be a whole number from 0, got ${JSON.stringify(spec.replicas)}`;
+  }
+  return undefined;
+}
+
+/**
+ * The name of the PodAutoscaler that drives `pa`'s target: of those that
+ * target it, are valid and not being deleted, the oldest, then the first
+ * by name. The same answer on every replica and every run, whatever order
+ * the cache saw them in.
+ */
+export function claimant(pa: PodAutoscaler, autoscalers: Lister<PodAutoscaler>): string {
+  const namespace = pa.metadata.namespace ?? '';
+  const self = pa.metadata.name as string;
+  const rivals = autoscalers
+    .byIndex(BY_TARGET, `${namespace}/${pa.spec.targetDeployment}`)
+    .filter((other) => other.metadata.name !== self && !other.metadata.deletionTimestamp && specProblem(other) === undefined);
+  let holder = pa;
+  for (const other of rivals) if (older(other, holder)) holder = other;
+  return holder.metadata.name as string;
+}
+
+function older(a: PodAutoscaler, b: PodAutoscaler): boolean {
+  const at = a.metadata.creationTimestamp ?? '';
+  const bt = b.metadata.creationTimestamp ?? '';
+  if (at !== bt) return at < bt;
+  return (a.metadata.name ?? '') < (b.metadata.name ?? '');
+}
+
+/** `/metadata/annotations/<key>` as a JSON pointer (RFC 6901 escapes `~` and `/`). */
+const stampPath = `/metadata/annotations/${SCALED_BY.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+
+/**
+ * Removes this autoscaler's stamp from every Deployment that carries it,
+ * but `keep`. Each removal is a JSON patch that first tests the stamp still
+ * names us: a stamp another autoscaler took over meanwhile is left alone
+ * (the test fails with 422, which here means "not ours any more").
+ */
+async function letGo(pa: PodAutoscaler, stores: Stores, ctx: ControllerContext<PodAutoscaler>, keep: string | undefined): Promise<Deployment[]> {
+  const name = pa.metadata.name as string;
+  const stamped = stores.deployments
+    .byIndex(BY_SCALER, `${pa.metadata.namespace ?? ''}/${name}`)
+    .filter((d) => d.metadata.name !== keep);
+  const operations: JsonPatchOperation[] = [
+    { op: 'test', path: stampPath, value: name },
+    { op: 'remove', path: stampPath },
+  ];
+  const released: Deployment[] = [];
+  for (const deployment of stamped) {
+    try {
+      released.push(await ctx.client.patchJson<Deployment>(deployment, operations, { signal: ctx.signal }));
+    } catch (err) {
+      if (!isNotFound(err) && !isInvalid(err)) throw err;
+    }
+  }
+  return released;
+}
+
+/**
+ * Writes the `Ready` condition, `observedGeneration` and `currentReplicas`
+ * when they differ from what the cache holds, and then records the Event of
+ * a failing state (only on the change into it, not on every rerun).
+ */
+async function report(
+  pa: PodAutoscaler,
+  ctx: ControllerContext<PodAutoscaler>,
+  ready: Omit<ConditionUpdate, 'type' | 'observedGeneration'> & { reason: string; message: string },
+  currentReplicas: number | undefined,
+  eventType?: EventInput['type'],
+): Promise<void> {
+  const generation = pa.metadata.generation;
+  const condition: ConditionUpdate = { type: 'Ready', ...ready, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+  const desired = (base: PodAutoscalerStatus | undefined): PodAutoscalerStatus => {
+    const status: PodAutoscalerStatus = {};
+    if (generation !== undefined) status.observedGeneration = generation;
+    if (currentReplicas !== undefined) status.currentReplicas = currentReplicas;
+    status.conditions = setCondition(base?.conditions, condition);
+    return status;
+  };
+  if (sameStatus(pa.status, desired(pa.status))) return;
+  try {
+    await ctx.client.updateStatus<PodAutoscaler>(
+      pa,
+      (fresh) => {
+        // A namesake created since the cache saw ours gets its own reconcile; leave it be.
+        if (fresh.metadata.uid !== pa.metadata.uid) return;
+        fresh.status = { ...fresh.status, ...desired(fresh.status) };
+        if (currentReplicas === undefined) delete fresh.status.currentReplicas;
+      },
+      { signal: ctx.signal },
+    );
+  } catch (err) {
+    if (isNotFound(err)) return;
+    throw err;
+  }
+  if (eventType !== undefined) {
+    ctx.recorder.record(pa, { type: eventType, reason: ready.reason, action: 'Scale', note: ready.message });
+  }
+}
+
+function sameStatus(a: PodAutoscalerStatus | undefined, b: PodAutoscalerStatus): boolean {
+  return (
+    a !== undefined &&
+    a.observedGeneration === b.observedGeneration &&
+    a.currentReplicas === b.currentReplicas &&
+    a.conditions === b.conditions
+  );
+}
