@@ -78,7 +78,7 @@ export function deltas<T extends KubeObject = KubeObject>(
         known.set(key, object);
         if (old === undefined) {
           emit('Added', key, object);
-        } else if (old.metadata.uid !== undefined && object.metadata.uid !== undefined && old.metadata.uid !== object.metadata.uid) {
+        } else if (recreated(old, object)) {
           emit('Deleted', key, old);
           emit('Added', key, object);
         } else if (old.metadata.resourceVersion !== undefined && old.metadata.resourceVersion === object.metadata.resourceVersion) {
@@ -152,4 +152,15 @@ export function deltas<T extends KubeObject = KubeObject>(
         complete: () => subscriber.complete(),
       });
     });
+}
+
+/**
+ * True when both objects carry a uid and the uids differ. Only a non-empty
+ * string is a uid: a missing, empty or mistyped one (null, a number) says
+ * nothing about identity, so it never makes an update look like a recreation.
+ */
+function recreated(old: KubeObject, object: KubeObject): boolean {
+  const before: unknown = old.metadata.uid;
+  const after: unknown = object.metadata.uid;
+  return typeof before === 'string' && before !== '' && typeof after === 'string' && after !== '' && before !== after;
 }

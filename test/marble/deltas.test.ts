@@ -132,6 +132,18 @@ describe('deltas', () => {
     ]);
   });
 
+  it('takes an update whose uid is missing, empty or not a string for an update, never for a recreation', async () => {
+    const withUid = (rv: string, uid: unknown) => ({ metadata: { name: 'a', resourceVersion: rv, uid } }) as KubeObject;
+    const out = await run([
+      { type: 'Added', object: withUid('1', 'u1') },
+      { type: 'Modified', object: withUid('2', '') },
+      { type: 'Modified', object: withUid('3', null) },
+      { type: 'Modified', object: withUid('4', {}) },
+      { type: 'Modified', object: withUid('5', 'u1') },
+    ]);
+    expect(out.map((d) => d.type)).to.deep.equal(['Added', 'Updated', 'Updated', 'Updated', 'Updated']);
+  });
+
   it('keeps each key in the order the source gave', async () => {
     const events: E[] = [{ type: 'Restart' }, { type: 'Synced', resourceVersion: '0' }];
     for (let rv = 1; rv <= 30; rv++) {
