@@ -22,15 +22,21 @@ export function byNamespace(object: KubeObject): readonly string[] {
  * what an owner owns without scanning the store.
  */
 export function byOwnerUid(object: KubeObject): readonly string[] {
-  const refs = object.metadata.ownerReferences;
-  if (refs === undefined || refs.length === 0) return [];
-  return refs.map((ref) => ref.uid);
+  const refs: unknown = object.metadata.ownerReferences;
+  if (!Array.isArray(refs) || refs.length === 0) return [];
+  // A reference without a string uid (a corrupt object) points at no owner.
+  const uids: string[] = [];
+  for (const ref of refs as unknown[]) {
+    const uid = ref !== null && typeof ref === 'object' ? (ref as { uid?: unknown }).uid : undefined;
+    if (typeof uid === 'string' && uid !== '') uids.push(uid);
+  }
+  return uids;
 }
 
 /** Indexes an object under the value of one of its labels; unlabelled objects under nothing. */
 export function byLabel(label: string): IndexFunc {
   return (object) => {
-    const value = object.metadata.labels?.[label];
-    return value === undefined ? [] : [value];
+    const value: unknown = object.metadata.labels?.[label];
+    return typeof value === 'string' ? [value] : [];
   };
 }

@@ -112,7 +112,7 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
   apply(event: DeltaEvent<T>): void {
     if (!isDelta(event)) {
       if (event.type === 'Synced') this.isSynced = true;
-      this.lastResourceVersion = event.resourceVersion;
+      this.noteResourceVersion(event.resourceVersion);
       return;
     }
     const old = this.objects.get(event.key);
@@ -125,8 +125,12 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     this.objects.set(event.key, event.object);
     if (old === undefined) this.addToIndex(event.key, event.object);
     else this.reindex(event.key, old, event.object);
-    const rv = event.object.metadata.resourceVersion;
-    if (rv !== undefined) this.lastResourceVersion = rv;
+    this.noteResourceVersion(event.object.metadata.resourceVersion);
+  }
+
+  /** Only a non-empty string is a resourceVersion: a mistyped one from a broken source is not kept. */
+  private noteResourceVersion(rv: unknown): void {
+    if (typeof rv === 'string' && rv !== '') this.lastResourceVersion = rv;
   }
 
   private index(name: string): Map<string, Set<ObjectKey>> {
@@ -139,29 +143,36 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     return index;
   }
 
-  private valuesOf(name: string, func: IndexFunc<T>, key: ObjectKey, object: T): readonly string[] {
+  /** The values of an object under one index; undefined when the index function failed for it. */
+  private valuesOf(name: string, func: IndexFunc<T>, key: ObjectKey, object: T): readonly string[] | undefined {
+    let values: unknown;
     try {
-      return func(object);
+      values = func(object);
     } catch (err) {
       // One odd object must not stop the informer: it is stored, but not under this index.
       this.logger.error({ index: name, key, err: String(err) }, 'index function threw; object left out of this index');
-      return [];
+      return undefined;
     }
+    if (!Array.isArray(values)) {
+      this.logger.error({ index: name, key, got: typeof values }, 'index function returned no array; object left out of this index');
+      return undefined;
+    }
+    return values as readonly string[];
   }
 
   private addToIndex(key: ObjectKey, object: T): void {
     for (const [name, func] of this.indexFuncs) {
-      this.addTo(this.indices.get(name) as Map<string, Set<ObjectKey>>, key, this.valuesOf(name, func, key, object));
+      this.addTo(this.indices.get(name) as Map<string, Set<ObjectKey>>, key, this.valuesOf(name, func, key, object) ?? []);
     }
   }
 
   private reindex(key: ObjectKey, old: T, object: T): void {
     for (const [name, func] of this.indexFuncs) {
       const before = this.valuesOf(name, func, key, old);
-      const after = this.valuesOf(name, func, key, object);
+      const after = this.valuesOf(name, func, key, object) ?? [];
       // Most updates leave index values as they were (a namespace never
       // changes): then there is nothing to move.
-      if (before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
+      if (before !== undefined && before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
       const index = this.indices.get(name) as Map<string, Set<ObjectKey>>;
       this.removeFrom(index, key, before);
       this.addTo(index, key, after);
@@ -176,7 +187,17 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     }
   }
 
-  private removeFrom(index: Map<string, Set<ObjectKey>>, key: ObjectKey, values: readonly string[]): void {
+  /**
+   * Takes `key` out from under `values`. Without them (the index function
+   * failed for the object as stored, though it may have worked when the
+   * object was added), every bucket is searched: O(index size), but only
+   * on that error path, and no entry is left pointing at a gone object.
+   */
+  private removeFrom(index: Map<string, Set<ObjectKey>>, key: ObjectKey, values: readonly string[] | undefined): void {
+    if (values === undefined) {
+      for (const [value, keys] of index) if (keys.delete(key) && keys.size === 0) index.delete(value);
+      return;
+    }
     for (const value of values) {
       const keys = index.get(value);
       if (keys === undefined) continue;

@@ -4,7 +4,7 @@ import { deltas } from '../../src/operators/deltas.js';
 import { byLabel, byOwnerUid, NAMESPACE_INDEX } from '../../src/store/indexFunctions.js';
 import { indexer, type StoreEvent } from '../../src/store/indexer.js';
 import { Store, UnknownIndexError } from '../../src/store/store.js';
-import type { DeltaEvent, KubeObject, ListWatchEvent } from '../../src/types.js';
+import type { DeltaEvent, KubeObject, ListWatchEvent, OwnerReference } from '../../src/types.js';
 import { obj, testScheduler } from '../support/objects.js';
 
 describe('indexer', () => {
@@ -101,6 +101,69 @@ describe('indexer', () => {
     expect(store.listIndexValues('broken')).to.deep.equal([]);
     expect(store.indexKeys(NAMESPACE_INDEX, 'default')).to.deep.equal(['default/a']);
     expect(errors).to.have.length(1);
+  });
+
+  it('leaves no index entry behind when the index function throws for an object it indexed before', () => {
+    let failing = false;
+    const store = new Store({
+      indexers: {
+        flaky: (o) => {
+          if (failing) throw new Error('lookup failed');
+          return [o.metadata.labels?.app ?? ''];
+        },
+      },
+    });
+    const a1 = obj('a', '1', { labels: { app: 'web' } });
+    const a2 = obj('a', '2', { labels: { app: 'db' } });
+    store.apply({ type: 'Added', key: 'default/a', object: a1 });
+    failing = true;
+    store.apply({ type: 'Updated', key: 'default/a', object: a2, old: a1 });
+    expect(store.listIndexValues('flaky'), 'moved out of "web" though its old values could not be computed').to.deep.equal([]);
+    failing = false;
+    store.apply({ type: 'Updated', key: 'default/a', object: a1, old: a2 });
+    expect(store.indexKeys('flaky', 'web')).to.deep.equal(['default/a']);
+    failing = true;
+    store.apply({ type: 'Deleted', key: 'default/a', object: a1 });
+    expect(store.listIndexValues('flaky')).to.deep.equal([]);
+    expect(store.byIndex('flaky', 'web')).to.deep.equal([]);
+  });
+
+  it('stores an object whose index function returns no array, leaving it out of that index only', () => {
+    const errors: unknown[] = [];
+    // A JavaScript caller's `o => o.metadata.labels && [o.metadata.labels.app]`.
+    const app = ((o: KubeObject) => o.metadata.labels && [o.metadata.labels.app]) as unknown as (o: KubeObject) => string[];
+    const store = new Store({ indexers: { app }, logger: { debug() {}, info() {}, warn() {}, error: (fields) => errors.push(fields) } });
+    const bare = obj('a', '1');
+    const labelled = obj('a', '2', { labels: { app: 'web' } });
+    store.apply({ type: 'Added', key: 'default/a', object: bare });
+    store.apply({ type: 'Updated', key: 'default/a', object: labelled, old: bare });
+    expect(store.indexKeys('app', 'web')).to.deep.equal(['default/a']);
+    store.apply({ type: 'Updated', key: 'default/a', object: bare, old: labelled });
+    expect(store.listIndexValues('app')).to.deep.equal([]);
+    expect(store.get('default/a')).to.equal(bare);
+    expect(errors.length).to.be.greaterThan(0);
+  });
+
+  it('keeps only string resourceVersions: a mistyped one from a broken source is ignored', () => {
+    const store = new Store();
+    store.apply({ type: 'Added', key: 'a', object: { metadata: { name: 'a', resourceVersion: '5' } } });
+    store.apply({ type: 'Updated', key: 'a', object: { metadata: { name: 'a', resourceVersion: 6 as unknown as string } } });
+    store.apply({ type: 'Bookmark', resourceVersion: {} as unknown as string });
+    store.apply({ type: 'Updated', key: 'a', object: { metadata: { name: 'a', resourceVersion: '' } } });
+    expect(store.resourceVersion).to.equal('5');
+  });
+
+  it('indexes by owner uid and by label only under string values', () => {
+    const odd = {
+      metadata: {
+        name: 'a',
+        labels: { app: 7 } as unknown as Record<string, string>,
+        ownerReferences: [null, { uid: 5 }, {}, { uid: '' }, { uid: 'o1' }] as unknown as OwnerReference[],
+      },
+    };
+    expect(byOwnerUid(odd)).to.deep.equal(['o1']);
+    expect(byOwnerUid({ metadata: { name: 'a', ownerReferences: 'x' as unknown as OwnerReference[] } })).to.deep.equal([]);
+    expect(byLabel('app')(odd)).to.deep.equal([]);
   });
 
   it('stays synced across a re-list and tracks the latest resourceVersion, bookmarks included', async () => {
