@@ -1,33 +1,13 @@
 /**
- * The main job, for now: a scripted watch stream through the read path
- * (fromWatchEvents → deltas → indexer), printing each delta and the store.
- * A later step turns this into the full demo against the embedded API server.
+ * The main job (`npm start`): the podautoscaler controller against the
+ * embedded API server, or against the cluster given with `--kubeconfig`
+ * (or `KUBECONFIG`), driven by a scripted workload, with live progress,
+ * `/metrics`, and a summary saying whether every object converged.
+ *
+ * Options: --kubeconfig path · --pace ms (pause between steps, default 900)
+ * · --step-timeout ms (default 15000) · --metrics-port n (default: any free port).
  */
-import { from } from 'rxjs';
-import { deltas, fromWatchEvents, indexer, isDelta, type KubeObject, type RawWatchEvent } from 'rxkube';
+import { runDemo } from './demo/demo.js';
 
-const cm = (name: string, rv: string, uid = `uid-${name}`): KubeObject => ({
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name, namespace: 'demo', uid, resourceVersion: rv },
-});
-
-const script: RawWatchEvent[] = [
-  { type: 'ADDED', object: cm('settings', '1') },
-  { type: 'ADDED', object: cm('flags', '2') },
-  { type: 'BOOKMARK', object: { metadata: { resourceVersion: '2', annotations: { 'k8s.io/initial-events-end': 'true' } } } },
-  { type: 'MODIFIED', object: cm('settings', '3') },
-  { type: 'MODIFIED', object: cm('settings', '3') },
-  { type: 'DELETED', object: cm('flags', '4') },
-  { type: 'ADDED', object: cm('flags', '5', 'uid-flags-2') },
-];
-
-from(script)
-  .pipe((events) => fromWatchEvents(events, { initialEvents: true }), deltas(), indexer())
-  .subscribe({
-    next(event) {
-      const what = isDelta(event) ? `${event.type.padEnd(7)} ${event.key}${event.initial ? ' (initial)' : ''}` : `${event.type} at ${event.resourceVersion}`;
-      console.log(`${what.padEnd(40)} store: [${event.store.keys().sort().join(', ')}] synced=${event.store.synced}`);
-    },
-    complete: () => console.log('done'),
-  });
+const converged = await runDemo({ argv: process.argv.slice(2), env: process.env, out: process.stdout });
+process.exitCode = converged ? 0 : 1;

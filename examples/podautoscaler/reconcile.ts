@@ -1,5 +1,6 @@
 import {
   finalizer,
+  FinalizerError,
   isInvalid,
   isNotFound,
   setCondition,
@@ -46,10 +47,26 @@ import {
  * through `ctx.client` and `ctx.recorder` only.
  */
 export async function reconcilePodAutoscaler(_key: ObjectKey, ctx: ControllerContext<PodAutoscaler>): Promise<void> {
-  const pa = ctx.object;
+  let pa = ctx.object;
   // Gone from the cache: its finalizer made sure the cleanup ran before it could go.
   if (pa === undefined) return;
-  await finalizer(ctx.client, FINALIZER, pa, { apply: (live) => scale(live, ctx), cleanup: (live) => release(live, ctx) }, { signal: ctx.signal });
+  if (pa.metadata.deletionTimestamp) {
+    // The cache may still show one whose cleanup is done and which is gone:
+    // read the server before cleaning up (and recording Released) again.
+    try {
+      pa = await ctx.client.get<PodAutoscaler>(pa, { signal: ctx.signal });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+  }
+  try {
+    await finalizer(ctx.client, FINALIZER, pa, { apply: (live) => scale(live, ctx), cleanup: (live) => release(live, ctx) }, { signal: ctx.signal });
+  } catch (err) {
+    // Our finalizer was the last: removing it let the object go, which is what we wanted.
+    if (err instanceof FinalizerError && err.phase === 'remove' && isNotFound(err.cause)) return;
+    throw err;
+  }
 }
 
 interface Stores {
@@ -82,7 +99,7 @@ async function scale(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>): 
   const target = pa.spec.targetDeployment;
   const desired = pa.spec.replicas;
 
-  const holder = claimant(pa, stores.autoscalers);
+  const holder = claimant(pa, stores.autoscalers.byIndex(BY_TARGET, `${namespace}/${target}`));
   if (holder !== name) {
     await letGo(pa, stores, ctx, undefined);
     const message = `deployment "${target}" is scaled by PodAutoscaler "${holder}", the oldest that targets it`;
@@ -154,19 +171,19 @@ export function specProblem(pa: PodAutoscaler): string | undefined {
 }
 
 /**
- * The name of the PodAutoscaler that drives `pa`'s target: of those that
- * target it, are valid and not being deleted, the oldest, then the first
- * by name. The same answer on every replica and every run, whatever order
- * the cache saw them in.
+ * The name of the PodAutoscaler that drives `pa`'s target, of `pa` and the
+ * `others` that target the same Deployment: of those that are valid and not
+ * being deleted, the oldest, then the first by name. The same answer on
+ * every replica and every run, whatever order the cache saw them in.
  */
-export function claimant(pa: PodAutoscaler, autoscalers: Lister<PodAutoscaler>): string {
-  const namespace = pa.metadata.namespace ?? '';
+export function claimant(pa: PodAutoscaler, others: readonly PodAutoscaler[]): string {
   const self = pa.metadata.name as string;
-  const rivals = autoscalers
-    .byIndex(BY_TARGET, `${namespace}/${pa.spec.targetDeployment}`)
-    .filter((other) => other.metadata.name !== self && !other.metadata.deletionTimestamp && specProblem(other) === undefined);
   let holder = pa;
-  for (const other of rivals) if (older(other, holder)) holder = other;
+  for (const other of others) {
+    if (other.metadata.name === self || other.metadata.deletionTimestamp || specProblem(other) !== undefined) continue;
+    if (other.spec.targetDeployment !== pa.spec.targetDeployment || other.metadata.namespace !== pa.metadata.namespace) continue;
+    if (older(other, holder)) holder = other;
+  }
   return holder.metadata.name as string;
 }
 

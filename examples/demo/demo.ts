@@ -1,0 +1,211 @@
+import { setMaxListeners } from 'node:events';
+import { kubeClient, runController, type KubeClient, type ReconcileOutcome, type RunningController } from 'rxkube';
+import type { Registry } from 'prom-client';
+import { connect, flag, type Cluster } from '../support/cluster.js';
+import { podAutoscalerOptions } from '../podautoscaler/controller.js';
+import { installCrd } from '../podautoscaler/crd.js';
+import { autoscalerRef } from '../podautoscaler/manifests.js';
+import type { PodAutoscaler } from '../podautoscaler/types.js';
+import { createDisplay, type Display } from './display.js';
+import { recordingLogger } from './recordingLogger.js';
+import { steps } from './script.js';
+import { describeProblem, problems, stateReader, type ClusterState, type Problem } from './state.js';
+
+export interface DemoOptions {
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  out: NodeJS.WriteStream;
+}
+
+interface StepResult {
+  title: string;
+  ms: number;
+  converged: boolean;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * The main job: runs the podautoscaler controller against the cluster asked
+ * for (or the embedded API server when none was), drives the scripted
+ * workload in a namespace of its own, waits for convergence after each
+ * step while showing progress, and ends with a summary. Resolves true when
+ * every object converged.
+ */
+export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean> {
+  const started = Date.now();
+  const pace = Number(flag(argv, 'pace') ?? 900);
+  const stepTimeout = Number(flag(argv, 'step-timeout') ?? 15_000);
+  const metricsPort = Number(flag(argv, 'metrics-port') ?? 0);
+  const display = createDisplay(out);
+  const cluster = await connect(argv, env);
+  const namespace = cluster.embedded ? 'demo' : `rxkube-demo-${Math.random().toString(36).slice(2, 8)}`;
+  const client = kubeClient(cluster.kubeConfig, { fieldManager: 'rxkube-demo' });
+  const logger = recordingLogger();
+  const counts = { total: 0, success: 0, error: 0 };
+  const stop = new AbortController();
+  // Every request of a burst listens to it.
+  setMaxListeners(200, stop.signal);
+  let running: RunningController<PodAutoscaler> | undefined;
+  const results: StepResult[] = [];
+  let final: ClusterState | undefined;
+  let left: string[] = ['the demo did not get to check'];
+  let metricsText = '';
+
+  try {
+    display.line(`rxkube main job: the podautoscaler controller on ${cluster.where}, namespace "${namespace}"`);
+    await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { signal: stop.signal });
+    await installCrd(client, { signal: stop.signal });
+    running = await runController({
+      ...podAutoscalerOptions(cluster.kubeConfig, { namespace, concurrency: 4, logger }),
+      health: { port: metricsPort, host: '127.0.0.1' },
+      onOutcome: (outcome: ReconcileOutcome) => {
+        counts.total++;
+        if (outcome.result === 'success') counts.success++;
+        if (outcome.result === 'error' || outcome.result === 'dropped') counts.error++;
+      },
+    });
+    // A SIGINT or SIGTERM stops the controller; the script then stops too.
+    void running.done.finally(() => stop.abort());
+    display.line(`metrics: ${running.health?.url}/metrics   (Ctrl-C stops)`);
+    const read = stateReader(cluster.kubeConfig, namespace);
+    const registry = running.controller.registry;
+
+    for (const [i, step] of steps.entries()) {
+      if (stop.signal.aborted) break;
+      const stepStart = Date.now();
+      await step.run(client, namespace, stop.signal);
+      let state: ClusterState | undefined;
+      let waiting: Problem[] = [{ object: 'the cluster', message: 'not read yet' }];
+      while (!stop.signal.aborted && Date.now() - stepStart < stepTimeout) {
+        state = await read(stop.signal);
+        waiting = problems(state);
+        display.progress({
+          step: i + 1,
+          steps: steps.length,
+          title: step.title,
+          elapsed: Date.now() - stepStart,
+          reconciles: counts,
+          queueDepth: await gauge(registry, 'workqueue_depth'),
+          activeWorkers: await gauge(registry, 'controller_runtime_active_workers'),
+          state,
+          problems: waiting,
+        });
+        if (waiting.length === 0) break;
+        await sleep(50, stop.signal);
+      }
+      const ms = Date.now() - stepStart;
+      const converged = waiting.length === 0;
+      results.push({ title: step.title, ms, converged });
+      display.line(`[${String(i + 1).padStart(2)}/${steps.length}] ${step.title}: ${converged ? `converged in ${ms} ms` : `NOT converged after ${ms} ms`} (reconciles so far ${counts.total})`);
+      if (!converged) break;
+      if (i < steps.length - 1) await sleep(pace, stop.signal);
+    }
+    final = await read(stop.signal);
+    left = problems(final).map(describeProblem);
+    if (stop.signal.aborted) left.push('the demo was interrupted');
+    if (results.length < steps.length && left.length === 0) left = [`only ${results.length} of ${steps.length} steps ran`];
+    metricsText = await (await fetch(`${running.health?.url}/metrics`)).text();
+  } catch (err) {
+    left = [...(left[0] === 'the demo did not get to check' ? [] : left), `the demo failed: ${err instanceof Error ? err.message : String(err)}`];
+  } finally {
+    display.close();
+    await cleanUp(cluster, client, namespace, running, final);
+  }
+
+  const converged = left.length === 0;
+  summary(display, {
+    cluster,
+    results,
+    counts,
+    final,
+    left,
+    metricsText,
+    logger,
+    seconds: (Date.now() - started) / 1000,
+    converged,
+  });
+  return converged;
+}
+
+async function gauge(registry: Registry, name: string): Promise<number> {
+  const metric = registry.getSingleMetric(name);
+  if (metric === undefined) return 0;
+  const { values } = await metric.get();
+  return values.reduce((sum, v) => sum + v.value, 0);
+}
+
+/**
+ * On the embedded server: stop the controller and the server. On a real
+ * cluster: delete the demo's autoscalers while the controller still runs
+ * (their finalizers need it), then stop it and delete the namespace.
+ */
+async function cleanUp(
+  cluster: Cluster,
+  client: KubeClient,
+  namespace: string,
+  running: RunningController<PodAutoscaler> | undefined,
+  final: ClusterState | undefined,
+): Promise<void> {
+  try {
+    if (cluster.embedded === undefined) {
+      const names = (final?.autoscalers ?? []).map((pa) => pa.metadata.name as string);
+      await Promise.all(names.map((name) => client.remove(autoscalerRef(namespace, name))));
+      const deadline = Date.now() + 10_000;
+      while (running !== undefined && Date.now() < deadline && (running.controller.store.size > 0)) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    running?.stop();
+    await running?.done;
+  } finally {
+    if (cluster.embedded === undefined) await client.remove({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => undefined);
+    await cluster.close();
+  }
+}
+
+interface SummaryInput {
+  cluster: Cluster;
+  results: StepResult[];
+  counts: { total: number; success: number; error: number };
+  final: ClusterState | undefined;
+  left: string[];
+  metricsText: string;
+  logger: ReturnType<typeof recordingLogger>;
+  seconds: number;
+  converged: boolean;
+}
+
+function summary(display: Display, s: SummaryInput): void {
+  const slowest = [...s.results].sort((a, b) => b.ms - a.ms)[0];
+  const scraped = /controller_runtime_reconcile_total\{controller="podautoscaler",result="success"\} (\d+)/.exec(s.metricsText)?.[1];
+  const lines = [
+    '',
+    'Summary',
+    `  cluster:     ${s.cluster.where}`,
+    `  steps:       ${s.results.filter((r) => r.converged).length}/${steps.length} converged` +
+      (slowest ? ` (slowest: "${slowest.title}" in ${slowest.ms} ms)` : ''),
+    `  reconciles:  ${s.counts.total} (${s.counts.success} ok, ${s.counts.error} failed and retried)` +
+      (scraped !== undefined ? `; /metrics said ${scraped} successful` : ''),
+    `  objects:     ${s.final?.autoscalers.length ?? '?'} PodAutoscalers, ${s.final?.deployments.length ?? '?'} Deployments`,
+    `  controller:  ${s.logger.errors} errors, ${s.logger.warnings} warnings logged` + (s.logger.lastError ? ` (last: ${s.logger.lastError})` : ''),
+    `  time:        ${s.seconds.toFixed(1)} s`,
+  ];
+  for (const problem of s.left.slice(0, 10)) lines.push(`  not converged: ${problem}`);
+  if (s.left.length > 10) lines.push(`  … and ${s.left.length - 10} more`);
+  lines.push(
+    s.converged
+      ? '  result:      CONVERGED: every object reached the state the controller should give it'
+      : `  result:      NOT CONVERGED: ${s.left.length} problem(s)`,
+  );
+  for (const line of lines) display.line(line);
+}
