@@ -37,15 +37,20 @@ export async function getStream(
   });
 }
 
-/** Reads a whole response body, up to `limit` bytes (then the rest is dropped and `truncated` set). */
+/**
+ * Reads a whole response body, up to `limit` bytes (then the rest is dropped and `truncated` set).
+ * `onChunk` is told of each chunk as it arrives, for an idle limit.
+ */
 export async function readBody(
   response: http.IncomingMessage,
   limit = 64 * 1024 * 1024,
+  onChunk?: () => void,
 ): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
   for await (const chunk of response) {
+    onChunk?.();
     const buffer = chunk as Buffer;
     if (size + buffer.length > limit) {
       truncated = true;
@@ -66,10 +71,10 @@ export interface FailedResponse {
   retryAfterSeconds: number | undefined;
 }
 
-export async function readFailure(response: http.IncomingMessage): Promise<FailedResponse> {
+export async function readFailure(response: http.IncomingMessage, onChunk?: () => void): Promise<FailedResponse> {
   const code = response.statusCode ?? 0;
   const retryAfter = Number(response.headers['retry-after']);
-  const { body } = await readBody(response, 1024 * 1024).catch(() => ({ body: Buffer.alloc(0) }));
+  const { body } = await readBody(response, 1024 * 1024, onChunk).catch(() => ({ body: Buffer.alloc(0) }));
   let reason = http.STATUS_CODES[code] ?? 'Unknown';
   let message = body.toString('utf8').slice(0, 500) || reason;
   try {

@@ -52,7 +52,8 @@ export interface ListWatchOptions<T extends KubeObject> {
   /**
    * A watch that sends nothing (not even a bookmark) for this long is taken
    * for dead and reopened from the last resourceVersion (default 180 000 ms;
-   * servers send bookmarks about once a minute).
+   * servers send bookmarks about once a minute). A list request that sends
+   * nothing for this long is given up and retried.
    */
   idleTimeout?: number;
   backoff?: BackoffOptions;
@@ -105,7 +106,7 @@ const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
  *   history: the source lists again (`Restart`), and `deltas()` turns
  *   objects that vanished meanwhile into tombstones.
  * - Other failures (network errors, 5xx, 429, a dropped connection, a watch
- *   silent for longer than `idleTimeout`, a malformed line) back off, 800 ms
+ *   silent for longer than `idleTimeout`, a list as silent, a malformed line) back off, 800 ms
  *   doubling to 30 s with jitter, reset after 2 minutes without failure, and
  *   retry from where they were. A 429's `Retry-After` is waited out in full.
  * - It errors only for faults no retry fixes: 400 (a bad selector), 401,
@@ -307,14 +308,14 @@ class Reflector<T extends KubeObject> {
       const query = this.query(this.pageSize > 0 ? { limit: String(this.pageSize) } : {});
       if (token !== undefined) query.set('continue', token);
       this.monitor.request?.('list', this.name);
-      const response = await this.open(query, 'list');
-      if (response.statusCode !== 200) {
-        const failure = await readFailure(response);
+      const answer = await this.fetchPage(query);
+      if ('failure' in answer) {
+        const { failure } = answer;
         if (failure.code === 410 && token !== undefined) throw new ContinueExpired(failure.message);
         this.fatalIfPermanent(failure, 'list');
         throw new Retryable(`${failure.code} ${failure.reason}: ${failure.message}`, failure.code, failure.retryAfterSeconds);
       }
-      const { body, truncated } = await readBody(response);
+      const { body, truncated } = answer;
       if (truncated) throw new Retryable('list page larger than 64 MiB; lower pageSize');
       const page = parsePage(body, this.name);
       const itemKind = page.kind?.endsWith('List') ? page.kind.slice(0, -4) : undefined;
@@ -339,6 +340,55 @@ class Reflector<T extends KubeObject> {
     }
   }
 
+  /**
+   * One list request, read whole. A response that sends nothing for
+   * `idleTimeout` (a server or proxy stalled mid-answer) is given up and
+   * retried, as a silent watch is; without that the source would wait for
+   * ever. The request is not aborted once read, so its socket can be reused.
+   */
+  private async fetchPage(query: URLSearchParams): Promise<{ failure: FailedResponse } | { body: Buffer; truncated: boolean }> {
+    const request = new AbortController();
+    const onStop = () => request.abort();
+    this.signal.addEventListener('abort', onStop, { once: true });
+    const watchdog = this.idleWatchdog('list', () => request.abort());
+    try {
+      const response = await this.open(query, 'list', request.signal);
+      watchdog.touch();
+      if (response.statusCode !== 200) return { failure: await readFailure(response, watchdog.touch) };
+      return await readBody(response, undefined, watchdog.touch);
+    } catch (err) {
+      if (watchdog.idle() && !this.signal.aborted) throw new Retryable(`list sent nothing for ${this.idleTimeout} ms`);
+      throw err;
+    } finally {
+      watchdog.stop();
+      this.signal.removeEventListener('abort', onStop);
+    }
+  }
+
+  /**
+   * Calls `onIdle` once nothing has been `touch`ed for `idleTimeout`.
+   * Checked a few times per idle period rather than re-armed per chunk:
+   * a busy watch gets thousands of chunks a second.
+   */
+  private idleWatchdog(verb: 'list' | 'watch', onIdle: () => void): { touch: () => void; idle: () => boolean; stop: () => void } {
+    let lastActivity = this.scheduler.now();
+    let idle = false;
+    const check = interval(Math.max(1, this.idleTimeout / 4), this.scheduler).subscribe(() => {
+      if (this.scheduler.now() - lastActivity < this.idleTimeout) return;
+      this.logger.warn({ resource: this.name, idleTimeout: this.idleTimeout }, `${verb} silent for too long; ${verb === 'watch' ? 'reopening it' : 'retrying it'}`);
+      idle = true;
+      check.unsubscribe();
+      onIdle();
+    });
+    return {
+      touch: () => {
+        lastActivity = this.scheduler.now();
+      },
+      idle: () => idle,
+      stop: () => check.unsubscribe(),
+    };
+  }
+
   private async open(query: URLSearchParams, verb: 'list' | 'watch', requestAbort?: AbortSignal): Promise<IncomingMessage> {
     try {
       return await getStream(this.kubeConfig, this.path, query, requestAbort ?? this.signal);
@@ -359,17 +409,7 @@ class Reflector<T extends KubeObject> {
     const request = new AbortController();
     const onStop = () => request.abort();
     this.signal.addEventListener('abort', onStop, { once: true });
-    let lastActivity = this.scheduler.now();
-    let idle = false;
-    // Checked a few times per idle period rather than re-armed per chunk:
-    // a busy watch gets thousands of chunks a second.
-    const idleCheck = interval(Math.max(1, this.idleTimeout / 4), this.scheduler).subscribe(() => {
-      if (this.scheduler.now() - lastActivity < this.idleTimeout) return;
-      this.logger.warn({ resource: this.name, idleTimeout: this.idleTimeout }, 'watch silent for too long; reopening it');
-      idle = true;
-      idleCheck.unsubscribe();
-      request.abort();
-    });
+    const watchdog = this.idleWatchdog('watch', () => request.abort());
     try {
       const query = this.query({
         watch: '1',
@@ -389,19 +429,14 @@ class Reflector<T extends KubeObject> {
       try {
         response = await this.open(query, 'watch', request.signal);
       } catch (err) {
-        if (idle) return { kind: 'idle' };
+        if (watchdog.idle()) return { kind: 'idle' };
         if (this.signal.aborted) return { kind: 'aborted' };
         throw err;
       }
       if (response.statusCode !== 200) return { kind: 'failed', failure: await readFailure(response) };
-      return await this.readWatch(response, listing, request, {
-        touch: () => {
-          lastActivity = this.scheduler.now();
-        },
-        wasIdle: () => idle,
-      });
+      return await this.readWatch(response, listing, request, { touch: watchdog.touch, wasIdle: watchdog.idle });
     } finally {
-      idleCheck.unsubscribe();
+      watchdog.stop();
       this.signal.removeEventListener('abort', onStop);
       request.abort();
     }

@@ -202,6 +202,17 @@ describe('listWatch against the embedded API server', function () {
     expect(requests('list')).to.have.length(1);
   });
 
+  it('gives up a list that sends nothing for its idle limit and lists again', async () => {
+    await create('a');
+    server.faults.latency(60_000, { verb: 'list', resource: 'configmaps' });
+    const i = informer({ idleTimeout: 20_000, backoff: { initialMs: 10 } });
+    await waitFor(() => i.retries.some((r) => r.verb === 'list' && r.reason.includes('sent nothing')), 'the idle limit on the list');
+    server.faults.latency(0, { verb: 'list', resource: 'configmaps' });
+    await waitFor(() => i.raw.some((e) => e.type === 'Synced'), 'a list that completes');
+    expect(i.storeNames()).to.deep.equal(['a']);
+    expect(i.error()).to.equal(undefined);
+  });
+
   it('reports a malformed line and reopens the watch from the last good version', async () => {
     await create('a');
     const i = informer({ backoff: { initialMs: 10 } });
