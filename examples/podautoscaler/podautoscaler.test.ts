@@ -1,13 +1,25 @@
 import { expect } from 'chai';
 import type { Subscription } from 'rxjs';
-import { findCondition, kubeClient, silentLogger, type KubeClient, type KubeObject, type ReconcileOutcome } from 'rxkube';
+import {
+  Store,
+  findCondition,
+  kubeClient,
+  silentLogger,
+  type ControllerContext,
+  type EventInput,
+  type EventRecorder,
+  type KubeClient,
+  type KubeObject,
+  type ReconcileOutcome,
+} from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { waitFor } from '../../test/support/waitFor.js';
 import { installCrd } from './crd.js';
 import { podAutoscalerController } from './controller.js';
+import { reconcilePodAutoscaler } from './reconcile.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest, deploymentRef } from './manifests.js';
-import { FINALIZER, SCALED_BY, type Deployment, type PodAutoscaler } from './types.js';
+import { BY_SCALER, BY_TARGET, DEPLOYMENTS_STORE, FINALIZER, PODAUTOSCALERS_STORE, SCALED_BY, byScaler, byTarget, type Deployment, type PodAutoscaler } from './types.js';
 
 const deploymentsRef = { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'default' };
 const autoscalersRef = { group: 'autoscaling.rxkube.dev', version: 'v1', resource: 'podautoscalers', namespace: 'default' };
@@ -184,5 +196,43 @@ describe('examples/podautoscaler against the embedded API server', () => {
     const writes = server.requestLog.filter((r) => !['get', 'list', 'watch', 'discovery', 'openapi', 'version'].includes(r.verb));
     expect(writes).to.deep.equal([]);
     expect(server.resourceVersion).to.equal(before);
+  });
+
+  it('does not clean up again (nor record Released twice) for a deleted autoscaler that only the stale cache still shows', async () => {
+    // On the server: the Deployment, and no autoscaler any more (its cleanup ran, the finalizer went, it is gone).
+    await createDeployment('web', 3);
+    // What a cache that missed the last events holds: being deleted, our finalizer still on, the Deployment still stamped.
+    const stale: PodAutoscaler = { ...autoscalerManifest('default', 'web', 'web', 3) };
+    stale.metadata = { ...stale.metadata, uid: 'gone', resourceVersion: '1', deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: [FINALIZER] };
+    const staleDeployment = { ...deploymentManifest('default', 'web', 3) };
+    staleDeployment.metadata = { ...staleDeployment.metadata, annotations: { [SCALED_BY]: 'web' } };
+    const autoscalers = new Store<PodAutoscaler>({ indexers: { [BY_TARGET]: byTarget } });
+    autoscalers.apply({ type: 'Added', key: 'default/web', object: stale });
+    const deployments = new Store<KubeObject>({ indexers: { [BY_SCALER]: byScaler } });
+    deployments.apply({ type: 'Added', key: 'default/web', object: staleDeployment });
+    const recorded: EventInput[] = [];
+    const recorder: EventRecorder = {
+      record: (_regarding, event) => void recorded.push(event),
+      flush: async () => {},
+      close: async () => {},
+      stats: () => ({ recorded: recorded.length, created: 0, patched: 0, failed: 0, dropped: 0, tracked: 0 }),
+    };
+    server.clearRequestLog();
+    const ctx: ControllerContext<PodAutoscaler> = {
+      signal: new AbortController().signal,
+      attempt: 0,
+      key: 'default/web',
+      namespace: 'default',
+      name: 'web',
+      object: stale,
+      store: autoscalers.lister,
+      stores: { [PODAUTOSCALERS_STORE]: autoscalers.lister, [DEPLOYMENTS_STORE]: deployments.lister },
+      client,
+      recorder,
+      logger: silentLogger,
+    };
+    await reconcilePodAutoscaler('default/web', ctx);
+    expect(recorded).to.deep.equal([]);
+    expect(server.requestLog.filter((r) => r.verb !== 'discovery').map((r) => `${r.verb} ${r.resource}`)).to.deep.equal(['get podautoscalers']);
   });
 });
