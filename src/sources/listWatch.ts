@@ -318,12 +318,18 @@ class Reflector<T extends KubeObject> {
       const { body, truncated } = answer;
       if (truncated) throw new Retryable('list page larger than 64 MiB; lower pageSize');
       const page = parsePage(body, this.name);
-      const itemKind = page.kind?.endsWith('List') ? page.kind.slice(0, -4) : undefined;
-      for (const item of page.items as T[]) {
-        if (item !== null && typeof item === 'object') {
-          if (item.apiVersion === undefined && page.apiVersion !== undefined) item.apiVersion = page.apiVersion;
-          if (item.kind === undefined && itemKind !== undefined) item.kind = itemKind;
+      // Read defensively: a page with a mistyped kind or apiVersion still lists its items.
+      const itemKind = typeof page.kind === 'string' && page.kind.endsWith('List') ? page.kind.slice(0, -4) : undefined;
+      const apiVersion = typeof page.apiVersion === 'string' ? page.apiVersion : undefined;
+      for (const entry of page.items) {
+        if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+          // Nothing downstream could transform or key it; the rest of the page is still good.
+          this.logger.error({ resource: this.name, item: JSON.stringify(entry)?.slice(0, 200) }, 'list item is not an object; skipping it');
+          continue;
         }
+        const item = entry as T;
+        if (item.apiVersion === undefined && apiVersion !== undefined) item.apiVersion = apiVersion;
+        if (item.kind === undefined && itemKind !== undefined) item.kind = itemKind;
         this.emit({ type: 'Listed', object: this.transform(item) });
         if (this.signal.aborted) return;
       }

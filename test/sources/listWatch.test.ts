@@ -1,0 +1,74 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { expect } from 'chai';
+import type { Subscription } from 'rxjs';
+import { silentLogger } from '../../src/logger.js';
+import { listWatch, type ListWatchOptions } from '../../src/sources/listWatch.js';
+import { dropManagedFields } from '../../src/sources/transforms.js';
+import type { KubeObject, ListWatchEvent } from '../../src/types.js';
+import { dilatedScheduler } from '../support/dilatedScheduler.js';
+import { waitFor } from '../support/waitFor.js';
+
+/**
+ * listWatch against answers no real API server gives (the embedded one cannot be made to):
+ * a tiny node:http server plays one scripted answer per request and holds the requests after.
+ */
+
+type Play = (res: ServerResponse) => void;
+
+describe('listWatch on answers a real API server does not give', () => {
+  let server: Server;
+  let kubeConfig: KubeConfig;
+  let script: Play[] = [];
+  let requests: URL[] = [];
+  let subscription: Subscription | undefined;
+
+  beforeEach(async () => {
+    script = [];
+    requests = [];
+    server = createServer((req, res) => {
+      requests.push(new URL(req.url ?? '/', 'http://x'));
+      script.shift()?.(res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    kubeConfig = new KubeConfig();
+    kubeConfig.loadFromOptions({
+      clusters: [{ name: 'f', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
+      users: [{ name: 'f' }],
+      contexts: [{ name: 'f', cluster: 'f', user: 'f' }],
+      currentContext: 'f',
+    });
+  });
+
+  afterEach(async () => {
+    subscription?.unsubscribe();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  function run(options: ListWatchOptions<KubeObject> = {}) {
+    const events: ListWatchEvent[] = [];
+    const state: { error?: unknown } = {};
+    subscription = listWatch(kubeConfig, { version: 'v1', resource: 'configmaps' }, {
+      scheduler: dilatedScheduler(100),
+      backoff: { initialMs: 1, maxMs: 5 },
+      logger: silentLogger,
+      ...options,
+    }).subscribe({ next: (e) => events.push(e), error: (e: unknown) => (state.error = e) });
+    return { events, state };
+  }
+
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}): Play => (res) => {
+    res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  it('skips list items that are not objects and lists the rest, even from a page whose kind is mistyped', async () => {
+    script.push(json(200, { kind: 5, apiVersion: 7, metadata: { resourceVersion: '3' }, items: [null, '', 5, [], { metadata: { name: 'a', managedFields: [{}] } }] }));
+    const { events, state } = run({ transform: dropManagedFields });
+    await waitFor(() => events.some((e) => e.type === 'Synced'), 'the list');
+    expect(state.error).to.equal(undefined);
+    expect(events).to.deep.equal([{ type: 'Restart' }, { type: 'Listed', object: { metadata: { name: 'a' } } }, { type: 'Synced', resourceVersion: '3' }]);
+  });
+});
