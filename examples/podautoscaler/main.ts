@@ -1,0 +1,40 @@
+/**
+ * Runs the podautoscaler controller until SIGINT or SIGTERM:
+ *
+ *   npx tsx examples/podautoscaler/main.ts [--kubeconfig path] [--namespace ns] [--metrics-port 8080]
+ *
+ * Against the cluster given by `--kubeconfig` (or `KUBECONFIG`): it applies
+ * the CRD, then reconciles. With neither, it starts the embedded API server
+ * and prints a kubeconfig for it, so that `kubectl` can drive the demo.
+ * Logs are JSON lines on stderr (`RXKUBE_LOG_LEVEL=debug` for every reconcile).
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDefaultLogger, kubeClient, runController } from 'rxkube';
+import { connect, flag } from '../support/cluster.js';
+import { podAutoscalerOptions } from './controller.js';
+import { installCrd } from './crd.js';
+
+const argv = process.argv.slice(2);
+const cluster = await connect(argv);
+const logger = createDefaultLogger({ controller: 'podautoscaler' });
+try {
+  logger.info({ cluster: cluster.where }, 'installing the PodAutoscaler CRD');
+  await installCrd(kubeClient(cluster.kubeConfig, { fieldManager: 'podautoscaler' }));
+  if (cluster.embedded !== undefined) {
+    const path = join(await mkdtemp(join(tmpdir(), 'rxkube-')), 'kubeconfig');
+    await cluster.embedded.writeKubeconfig(path);
+    const sample = new URL('./sample.yaml', import.meta.url).pathname;
+    process.stdout.write(`embedded API server: ${cluster.embedded.url}\ntry: kubectl --kubeconfig ${path} apply -f ${sample}\n     kubectl --kubeconfig ${path} get podautoscalers,deployments,events\n`);
+  }
+  const namespace = flag(argv, 'namespace');
+  const running = await runController({
+    ...podAutoscalerOptions(cluster.kubeConfig, { logger, ...(namespace !== undefined ? { namespace } : {}) }),
+    health: { port: Number(flag(argv, 'metrics-port') ?? 8080) },
+  });
+  process.stdout.write(`metrics: ${running.health?.url}/metrics\n`);
+  await running.done;
+} finally {
+  await cluster.close();
+}
