@@ -85,6 +85,9 @@ class Retryable extends Error {
 
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
+/** The longest delay a Node timer keeps (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Lists a resource, then watches it for as long as it is subscribed: the
  * job of client-go's Reflector, as an Observable of `ListWatchEvent`s.
@@ -265,7 +268,8 @@ class Reflector<T extends KubeObject> {
     const code = cause instanceof Retryable ? cause.code : undefined;
     const retryAfter = cause instanceof Retryable ? cause.retryAfterSeconds : undefined;
     const backoff = this.backoff.next();
-    const delayMs = retryAfter !== undefined ? Math.max(retryAfter * 1000, backoff) : backoff;
+    // A timer longer than Node's limit fires at once (with a warning): a huge Retry-After would become none.
+    const delayMs = Math.min(MAX_TIMER_MS, retryAfter !== undefined ? Math.max(retryAfter * 1000, backoff) : backoff);
     this.logger.warn({ resource: this.name, verb, reason, code, delayMs }, `${verb} failed; retrying after a pause`);
     this.monitor.retry?.({ resource: this.name, verb, delayMs, reason, ...(code !== undefined ? { code } : {}) });
     await sleep(delayMs, this.scheduler, this.signal);

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import type { Subscription } from 'rxjs';
+import { asyncScheduler, type Subscription } from 'rxjs';
 import { silentLogger } from '../../src/logger.js';
 import { listWatch, type ListWatchOptions } from '../../src/sources/listWatch.js';
 import { dropManagedFields } from '../../src/sources/transforms.js';
@@ -63,6 +63,24 @@ describe('listWatch on answers a real API server does not give', () => {
     res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   };
+
+  it('waits out a Retry-After longer than a Node timer can hold rather than retrying at once', async () => {
+    script.push(json(429, { kind: 'Status', code: 429, reason: 'TooManyRequests', message: 'slow down' }, { 'Retry-After': '9999999999' }));
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const delays: number[] = [];
+      run({ scheduler: asyncScheduler, monitor: { retry: (info) => delays.push(info.delayMs) } });
+      await waitFor(() => delays.length > 0, 'the retry');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(delays).to.deep.equal([2 ** 31 - 1]);
+      expect(warnings.map((w) => w.name)).to.deep.equal([]);
+      expect(requests).to.have.length(1);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 
   it('skips list items that are not objects and lists the rest, even from a page whose kind is mistyped', async () => {
     script.push(json(200, { kind: 5, apiVersion: 7, metadata: { resourceVersion: '3' }, items: [null, '', 5, [], { metadata: { name: 'a', managedFields: [{}] } }] }));
