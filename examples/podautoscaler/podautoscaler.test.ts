@@ -1,20 +1,16 @@
 import { expect } from 'chai';
-import type { Subscription } from 'rxjs';
 import {
   Store,
   findCondition,
-  kubeClient,
   silentLogger,
   type ControllerContext,
   type EventInput,
   type EventRecorder,
-  type KubeClient,
   type KubeObject,
-  type ReconcileOutcome,
 } from 'rxkube';
-import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { waitFor } from '../../test/support/waitFor.js';
+import { useEmbeddedServer } from '../support/harness.js';
 import { installCrd } from './crd.js';
 import { podAutoscalerController } from './controller.js';
 import { reconcilePodAutoscaler } from './reconcile.js';
@@ -23,53 +19,32 @@ import { BY_SCALER, BY_TARGET, DEPLOYMENTS_STORE, FINALIZER, PODAUTOSCALERS_STOR
 
 const deploymentsRef = { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'default' };
 const autoscalersRef = { group: 'autoscaling.rxkube.dev', version: 'v1', resource: 'podautoscalers', namespace: 'default' };
-const eventsRef = { group: 'events.k8s.io', version: 'v1', resource: 'events', namespace: 'default' };
 
 describe('examples/podautoscaler against the embedded API server', () => {
-  let server: ApiServer;
-  let client: KubeClient;
-  let running: Subscription | undefined;
-  let outcomes: ReconcileOutcome[];
+  const h = useEmbeddedServer();
 
   beforeEach(async () => {
-    server = await startApiServer({ logger: silentLogger });
-    client = kubeClient(server.kubeConfig(), { fieldManager: 'test' });
-    await installCrd(client);
-    outcomes = [];
+    await installCrd(h.client);
   });
 
-  afterEach(async () => {
-    running?.unsubscribe();
-    running = undefined;
-    await server.close();
-  });
-
-  function start(): void {
-    const c = podAutoscalerController(server.kubeConfig(), { logger: silentLogger, scheduler: dilatedScheduler(100), concurrency: 2 });
-    running = c.subscribe({ next: (o) => outcomes.push(o) });
-  }
+  const start = () => h.start(podAutoscalerController(h.server.kubeConfig(), { logger: silentLogger, scheduler: dilatedScheduler(100), concurrency: 2 }));
 
   const deployment = (name: string): Deployment | undefined =>
-    server.snapshot(deploymentsRef).find((d) => d.metadata.name === name) as Deployment | undefined;
+    h.server.snapshot(deploymentsRef).find((d) => d.metadata.name === name) as Deployment | undefined;
   const autoscaler = (name: string): PodAutoscaler | undefined =>
-    server.snapshot(autoscalersRef).find((d) => d.metadata.name === name) as PodAutoscaler | undefined;
-  const events = (reason: string) =>
-    server.snapshot(eventsRef).filter((e) => (e as KubeObject & { reason?: string }).reason === reason) as (KubeObject & {
-      type: string;
-      note?: string;
-      regarding: { name: string };
-    })[];
+    h.server.snapshot(autoscalersRef).find((d) => d.metadata.name === name) as PodAutoscaler | undefined;
+  const events = (reason: string) => h.events(reason);
   const ready = (name: string) => findCondition(autoscaler(name)?.status?.conditions, 'Ready');
   const converged = (name: string) => {
     const pa = autoscaler(name);
     return pa !== undefined && pa.status?.observedGeneration === pa.metadata.generation && ready(name)?.reason === 'Scaled';
   };
 
-  const createDeployment = (name: string, replicas = 1) => client.create(deploymentManifest('default', name, replicas));
+  const createDeployment = (name: string, replicas = 1) => h.client.create(deploymentManifest('default', name, replicas));
   const createAutoscaler = (name: string, targetDeployment: string, replicas: number) =>
-    client.create(autoscalerManifest('default', name, targetDeployment, replicas));
-  const patchAutoscaler = (name: string, spec: Partial<PodAutoscaler['spec']>) => client.patchMerge(autoscalerRef('default', name), { spec });
-  const scaleBehindItsBack = (name: string, replicas: number) => client.patchMerge(deploymentRef('default', name), { spec: { replicas } });
+    h.client.create(autoscalerManifest('default', name, targetDeployment, replicas));
+  const patchAutoscaler = (name: string, spec: Partial<PodAutoscaler['spec']>) => h.client.patchMerge(autoscalerRef('default', name), { spec });
+  const scaleBehindItsBack = (name: string, replicas: number) => h.client.patchMerge(deploymentRef('default', name), { spec: { replicas } });
 
   it('scales the target Deployment, reports Ready/Scaled with the generation and replicas, and records a Scaled Event', async () => {
     await createDeployment('web', 1);
@@ -142,7 +117,7 @@ describe('examples/podautoscaler against the embedded API server', () => {
     await createAutoscaler('web', 'web', 3);
     start();
     await waitFor(() => converged('web'), 'the autoscaler to converge');
-    await client.remove(autoscalerRef('default', 'web'));
+    await h.client.remove(autoscalerRef('default', 'web'));
     await waitFor(() => autoscaler('web') === undefined, 'the autoscaler to go');
     expect(deployment('web')?.spec?.replicas).to.equal(3);
     expect(deployment('web')?.metadata.annotations?.[SCALED_BY]).to.equal(undefined);
@@ -159,7 +134,7 @@ describe('examples/podautoscaler against the embedded API server', () => {
     await waitFor(() => converged('first') && ready('second')?.reason === 'DeploymentClaimed', 'the claim');
     expect(ready('second')?.message).to.equal('deployment "web" is scaled by PodAutoscaler "first", the oldest that targets it');
     expect(deployment('web')?.spec?.replicas).to.equal(2);
-    await client.remove(autoscalerRef('default', 'first'));
+    await h.client.remove(autoscalerRef('default', 'first'));
     await waitFor(() => converged('second') && deployment('web')?.spec?.replicas === 6, 'the hand-over');
     expect(deployment('web')?.metadata.annotations?.[SCALED_BY]).to.equal('second');
     expect(autoscaler('first')).to.equal(undefined);
@@ -178,24 +153,24 @@ describe('examples/podautoscaler against the embedded API server', () => {
   it('converges through failed writes and conflicts, and a restarted controller writes nothing when all is right', async () => {
     await createDeployment('web', 1);
     await createAutoscaler('web', 'web', 3);
-    server.faults.failNext(2, { status: 500, message: 'injected' }, { verb: 'patch', resource: 'deployments' });
-    server.faults.failNext(2, { status: 409, reason: 'Conflict', message: 'injected conflict' }, { verb: 'update', resource: 'podautoscalers/status' });
+    h.server.faults.failNext(2, { status: 500, message: 'injected' }, { verb: 'patch', resource: 'deployments' });
+    h.server.faults.failNext(2, { status: 409, reason: 'Conflict', message: 'injected conflict' }, { verb: 'update', resource: 'podautoscalers/status' });
     start();
     await waitFor(() => converged('web'), 'convergence through the faults');
-    expect(server.requestLog.filter((r) => r.status === 500 || r.status === 409)).to.have.length(4);
+    expect(h.server.requestLog.filter((r) => r.status === 500 || r.status === 409)).to.have.length(4);
     expect(deployment('web')?.spec?.replicas).to.equal(3);
     await waitFor(() => events('Scaled').length === 1, 'the Scaled Event');
-    running?.unsubscribe();
-    await waitFor(() => server.openWatches() === 0, 'the first controller to stop');
+    h.stopAll();
+    await waitFor(() => h.server.openWatches() === 0, 'the first controller to stop');
 
-    const before = server.resourceVersion;
-    server.clearRequestLog();
-    outcomes = [];
+    const before = h.server.resourceVersion;
+    h.server.clearRequestLog();
+    h.outcomes.length = 0;
     start();
-    await waitFor(() => outcomes.filter((o) => o.key === 'default/web').length >= 1, 'the reconcile after the restart');
-    const writes = server.requestLog.filter((r) => !['get', 'list', 'watch', 'discovery', 'openapi', 'version'].includes(r.verb));
+    await waitFor(() => h.outcomes.filter((o) => o.key === 'default/web').length >= 1, 'the reconcile after the restart');
+    const writes = h.server.requestLog.filter((r) => !['get', 'list', 'watch', 'discovery', 'openapi', 'version'].includes(r.verb));
     expect(writes).to.deep.equal([]);
-    expect(server.resourceVersion).to.equal(before);
+    expect(h.server.resourceVersion).to.equal(before);
   });
 
   it('does not clean up again (nor record Released twice) for a deleted autoscaler that only the stale cache still shows', async () => {
@@ -217,7 +192,7 @@ describe('examples/podautoscaler against the embedded API server', () => {
       close: async () => {},
       stats: () => ({ recorded: recorded.length, created: 0, patched: 0, failed: 0, dropped: 0, tracked: 0 }),
     };
-    server.clearRequestLog();
+    h.server.clearRequestLog();
     const ctx: ControllerContext<PodAutoscaler> = {
       signal: new AbortController().signal,
       attempt: 0,
@@ -227,12 +202,12 @@ describe('examples/podautoscaler against the embedded API server', () => {
       object: stale,
       store: autoscalers.lister,
       stores: { [PODAUTOSCALERS_STORE]: autoscalers.lister, [DEPLOYMENTS_STORE]: deployments.lister },
-      client,
+      client: h.client,
       recorder,
       logger: silentLogger,
     };
     await reconcilePodAutoscaler('default/web', ctx);
     expect(recorded).to.deep.equal([]);
-    expect(server.requestLog.filter((r) => r.verb !== 'discovery').map((r) => `${r.verb} ${r.resource}`)).to.deep.equal(['get podautoscalers']);
+    expect(h.server.requestLog.filter((r) => r.verb !== 'discovery').map((r) => `${r.verb} ${r.resource}`)).to.deep.equal(['get podautoscalers']);
   });
 });

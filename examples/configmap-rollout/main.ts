@@ -1,0 +1,40 @@
+/**
+ * Runs the configmap-rollout controller until SIGINT or SIGTERM:
+ *
+ *   npx tsx examples/configmap-rollout/main.ts [--kubeconfig path] [--namespace ns] [--metrics-port 8080]
+ *
+ * Against the cluster given by `--kubeconfig` (or `KUBECONFIG`); with
+ * neither, against the embedded API server, with a kubeconfig printed for
+ * `kubectl`. Logs are JSON lines on stderr.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDefaultLogger, runController } from 'rxkube';
+import { connect, flag } from '../support/cluster.js';
+import { configMapRolloutOptions } from './controller.js';
+
+const argv = process.argv.slice(2);
+const cluster = await connect(argv);
+const logger = createDefaultLogger({ controller: 'configmap-rollout' });
+try {
+  if (cluster.embedded !== undefined) {
+    const path = join(await mkdtemp(join(tmpdir(), 'rxkube-')), 'kubeconfig');
+    await cluster.embedded.writeKubeconfig(path);
+    const sample = new URL('./sample.yaml', import.meta.url).pathname;
+    process.stdout.write(
+      `embedded API server: ${cluster.embedded.url}\ntry: kubectl --kubeconfig ${path} apply -f ${sample}\n` +
+        `     kubectl --kubeconfig ${path} patch configmap settings -p '{"data":{"level":"debug"}}'\n` +
+        `     kubectl --kubeconfig ${path} get deployment web -o jsonpath='{.spec.template.metadata.annotations}'\n`,
+    );
+  }
+  const namespace = flag(argv, 'namespace');
+  const running = await runController({
+    ...configMapRolloutOptions(cluster.kubeConfig, { logger, ...(namespace !== undefined ? { namespace } : {}) }),
+    health: { port: Number(flag(argv, 'metrics-port') ?? 8080) },
+  });
+  process.stdout.write(`metrics: ${running.health?.url}/metrics\n`);
+  await running.done;
+} finally {
+  await cluster.close();
+}
