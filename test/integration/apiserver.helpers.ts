@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, type V1ObjectMeta, type V1Pod, type V1PodSpec } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, type V1CustomResourceDefinition, type V1ObjectMeta, type V1Pod, type V1PodSpec } from '@kubernetes/client-node';
 import { silentLogger } from '../../src/logger.js';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../../src/testing/index.js';
 
@@ -184,7 +184,33 @@ export function pod(name: string, extra: { metadata?: V1ObjectMeta; spec?: Parti
   };
 }
 
-/** A Widget CRD (example.com/v1, namespaced, with a status subresource unless told otherwise). */
+/**
+ * A CRD in client-node's model naming: its serializer only knows
+ * `x_kubernetes_preserve_unknown_fields`, `_default`, `_enum`, `ref`..., and
+ * drops the wire names (`x-kubernetes-preserve-unknown-fields`, `default`, `enum`, `$ref`).
+ */
+export function modelCrd(wire: Record<string, unknown>): V1CustomResourceDefinition {
+  const schema = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) {
+      const renamed: Record<string, string> = { default: '_default', enum: '_enum', $ref: 'ref', $schema: 'schema' };
+      const name = renamed[key] ?? (key.startsWith('x-kubernetes-') ? key.replaceAll('-', '_') : key);
+      if (key === 'properties' && v !== null && typeof v === 'object') out[name] = Object.fromEntries(Object.entries(v).map(([k, p]) => [k, schema(p)]));
+      else if (['items', 'additionalProperties', 'not'].includes(key)) out[name] = schema(v);
+      else if (['allOf', 'anyOf', 'oneOf'].includes(key) && Array.isArray(v)) out[name] = v.map(schema);
+      else out[name] = v;
+    }
+    return out;
+  };
+  const crd = structuredClone(wire) as { spec: { versions: { schema?: { openAPIV3Schema?: unknown } }[] } };
+  for (const version of crd.spec.versions) {
+    if (version.schema?.openAPIV3Schema !== undefined) version.schema.openAPIV3Schema = schema(version.schema.openAPIV3Schema);
+  }
+  return crd as unknown as V1CustomResourceDefinition;
+}
+
+/** A Widget CRD in the wire format (example.com/v1, namespaced, with a status subresource unless told otherwise). */
 export function widgetCrd(options: { scope?: 'Namespaced' | 'Cluster'; status?: boolean; plural?: string; kind?: string } = {}): Record<string, unknown> {
   const plural = options.plural ?? 'widgets';
   const kind = options.kind ?? 'Widget';

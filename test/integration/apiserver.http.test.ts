@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CoordinationV1Api, CoreV1Api, EventsV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { runCli } from '../../src/cli.js';
@@ -223,6 +225,41 @@ describe('embedded API server: Leases and Events', () => {
     expect(core.message).to.equal('all good');
     expect(core.involvedObject.name).to.equal('p');
     expect(core.reportingComponent).to.equal('rxkube');
+  });
+});
+
+describe('embedded API server: shutdown', () => {
+  it('leaves nothing that keeps the process alive once closed, whatever was open', async () => {
+    const testing = fileURLToPath(new URL('../../src/testing/index.ts', import.meta.url));
+    const logger = fileURLToPath(new URL('../../src/logger.ts', import.meta.url));
+    const script = `
+      import { CoreV1Api, Watch } from '@kubernetes/client-node';
+      import { request } from 'node:http';
+      const { startApiServer } = await import(${JSON.stringify(testing)});
+      const { silentLogger } = await import(${JSON.stringify(logger)});
+      const server = await startApiServer({ logger: silentLogger, bookmarkIntervalMs: 10 });
+      const core = server.kubeConfig().makeApiClient(CoreV1Api);
+      await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'dangling', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: 'none' }] } } });
+      await new Watch(server.kubeConfig()).watch('/api/v1/configmaps', { allowWatchBookmarks: true, timeoutSeconds: 3600 }, () => {}, () => {});
+      request(server.url + '/api/v1/namespaces/default/pods?watch=true').end();
+      server.faults.latency(60000, { verb: 'get' });
+      core.readNamespace({ name: 'default' }).catch(() => {});
+      while (server.openWatches() < 2) await new Promise((r) => setTimeout(r, 5));
+      await server.close();
+      console.log('closed');
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const code = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 15_000))]);
+      expect(code, out).to.equal(0);
+      expect(out.trim()).to.equal('closed');
+    } finally {
+      child.kill();
+    }
   });
 });
 

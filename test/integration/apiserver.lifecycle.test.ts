@@ -1,7 +1,7 @@
 import type { ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, V1OwnerReference } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import type { ApiServer } from '../../src/testing/index.js';
-import { configmaps, eventually, failure, json, RawWatch, startWithClients, watchPath, widgetCrd } from './apiserver.helpers.js';
+import { configmaps, eventually, failure, json, RawWatch, startWithClients, watchPath, modelCrd, widgetCrd } from './apiserver.helpers.js';
 
 describe('embedded API server: deletion, finalizers, garbage collection, namespaces', () => {
   let server: ApiServer;
@@ -154,7 +154,7 @@ describe('embedded API server: CustomResourceDefinitions', () => {
   const ns = { group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets' };
 
   it('serves a CRD as soon as it is created, and reports it Established with its accepted names', async () => {
-    await extensions.createCustomResourceDefinition({ body: widgetCrd() as never });
+    await extensions.createCustomResourceDefinition({ body: modelCrd(widgetCrd()) });
     const crd = await eventually(async () => {
       const read = await extensions.readCustomResourceDefinition({ name: 'widgets.example.com' });
       return read.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? read : undefined;
@@ -172,13 +172,13 @@ describe('embedded API server: CustomResourceDefinitions', () => {
   it('refuses an invalid CRD with 422 naming the fields', async () => {
     const bad = widgetCrd();
     (bad.metadata as Record<string, unknown>).name = 'wrong.example.com';
-    const { code, body } = await failure(extensions.createCustomResourceDefinition({ body: bad as never }));
+    const { code, body } = await failure(extensions.createCustomResourceDefinition({ body: modelCrd(bad) }));
     expect(code).to.equal(422);
     expect(String(body.message)).to.contain('metadata.name: Invalid value: "wrong.example.com": must be spec.names.plural+"."+spec.group');
   });
 
   it('gives custom resources a /status subresource when the CRD asks for one', async () => {
-    await extensions.createCustomResourceDefinition({ body: widgetCrd() as never });
+    await extensions.createCustomResourceDefinition({ body: modelCrd(widgetCrd()) });
     await custom.createNamespacedCustomObject({ ...ns, body: { ...widget('w1'), status: { ready: true } } });
     const created = (await custom.getNamespacedCustomObject({ ...ns, name: 'w1' })) as Record<string, unknown>;
     expect(created.status).to.equal(undefined);
@@ -199,7 +199,7 @@ describe('embedded API server: CustomResourceDefinitions', () => {
   });
 
   it('stores status through the main endpoint when the CRD has no status subresource', async () => {
-    await extensions.createCustomResourceDefinition({ body: widgetCrd({ status: false }) as never });
+    await extensions.createCustomResourceDefinition({ body: modelCrd(widgetCrd({ status: false })) });
     const created = (await custom.createNamespacedCustomObject({ ...ns, body: { ...widget('w1'), status: { ready: true } } })) as Record<string, unknown>;
     expect(created.status).to.deep.equal({ ready: true });
     const { code } = await failure(custom.getNamespacedCustomObjectStatus({ ...ns, name: 'w1' }));
@@ -207,7 +207,7 @@ describe('embedded API server: CustomResourceDefinitions', () => {
   });
 
   it('requires a resourceVersion to update a custom resource (422 without)', async () => {
-    await extensions.createCustomResourceDefinition({ body: widgetCrd() as never });
+    await extensions.createCustomResourceDefinition({ body: modelCrd(widgetCrd()) });
     await custom.createNamespacedCustomObject({ ...ns, body: widget('w1') });
     const { code, body } = await failure(custom.replaceNamespacedCustomObject({ ...ns, name: 'w1', body: widget('w1', { size: 2 }) }));
     expect(code).to.equal(422);
@@ -215,7 +215,7 @@ describe('embedded API server: CustomResourceDefinitions', () => {
   });
 
   it('serves cluster-scoped custom resources', async () => {
-    await extensions.createCustomResourceDefinition({ body: widgetCrd({ scope: 'Cluster' }) as never });
+    await extensions.createCustomResourceDefinition({ body: modelCrd(widgetCrd({ scope: 'Cluster' })) });
     await custom.createClusterCustomObject({ group: 'example.com', version: 'v1', plural: 'widgets', body: widget('w1') });
     const list = (await custom.listClusterCustomObject({ group: 'example.com', version: 'v1', plural: 'widgets' })) as { items: { metadata: { namespace?: string } }[] };
     expect(list.items).to.have.length(1);
@@ -223,7 +223,7 @@ describe('embedded API server: CustomResourceDefinitions', () => {
   });
 
   it('deletes every custom resource of a deleted CRD, waits for their finalizers, then stops serving it', async () => {
-    await extensions.createCustomResourceDefinition({ body: widgetCrd() as never });
+    await extensions.createCustomResourceDefinition({ body: modelCrd(widgetCrd()) });
     await custom.createNamespacedCustomObject({ ...ns, body: widget('plain') });
     await custom.createNamespacedCustomObject({ ...ns, body: { ...widget('held'), metadata: { name: 'held', finalizers: ['example.com/hold'] } } });
     const w = new RawWatch(server, watchPath('/apis/example.com/v1/namespaces/default/widgets', { resourceVersion: server.resourceVersion }));
@@ -252,7 +252,7 @@ describe('embedded API server: CustomResourceDefinitions', () => {
       { ...crd.spec.versions[0], name: 'v1beta1', storage: false },
       { ...crd.spec.versions[0], name: 'v1', storage: true },
     ];
-    await extensions.createCustomResourceDefinition({ body: crd as never });
+    await extensions.createCustomResourceDefinition({ body: modelCrd(crd) });
     await custom.createNamespacedCustomObject({ ...ns, version: 'v1beta1', body: { ...widget('w1'), apiVersion: 'example.com/v1beta1' } });
     const asV1 = (await custom.getNamespacedCustomObject({ ...ns, name: 'w1' })) as { apiVersion: string };
     expect(asV1.apiVersion).to.equal('example.com/v1');
@@ -260,8 +260,67 @@ describe('embedded API server: CustomResourceDefinitions', () => {
     expect(asBeta.apiVersion).to.equal('example.com/v1beta1');
   });
 
+  describe('with a structural schema', () => {
+    beforeEach(async () => {
+      const crd = widgetCrd() as { spec: { versions: { schema: unknown }[] } };
+      crd.spec.versions[0].schema = {
+        openAPIV3Schema: {
+          type: 'object',
+          properties: {
+            spec: {
+              type: 'object',
+              required: ['size'],
+              properties: {
+                size: { type: 'integer' },
+                mode: { type: 'string', enum: ['fast', 'safe'], default: 'safe' },
+                extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+              },
+            },
+            status: { type: 'object', properties: { ready: { type: 'boolean' } } },
+          },
+        },
+      };
+      await extensions.createCustomResourceDefinition({ body: modelCrd(crd) });
+    });
+
+    it('prunes fields the schema does not declare, with a warning, and keeps preserved ones', async () => {
+      const res = await json(server, 'POST', '/apis/example.com/v1/namespaces/default/widgets', {
+        ...widget('w1', { size: 1, colour: 'red', extra: { anything: { goes: true } } }),
+        top: 'level',
+      });
+      expect(res.status).to.equal(201);
+      expect(res.json().spec).to.deep.equal({ size: 1, mode: 'safe', extra: { anything: { goes: true } } });
+      expect(res.json().top).to.equal(undefined);
+      expect(res.headers.warning).to.equal('299 - "unknown field \\"spec.colour\\"", 299 - "unknown field \\"top\\""');
+    });
+
+    it('rejects unknown fields with fieldValidation=Strict, as kubectl asks', async () => {
+      const res = await json(server, 'POST', '/apis/example.com/v1/namespaces/default/widgets?fieldValidation=Strict', widget('w1', { size: 1, colour: 'red' }));
+      expect(res.status).to.equal(400);
+      expect(res.json().message).to.equal('strict decoding error: unknown field "spec.colour"');
+    });
+
+    it('fills in defaults and checks types, enums and required fields with 422', async () => {
+      const created = (await custom.createNamespacedCustomObject({ ...ns, body: widget('w1', { size: 1 }) })) as { spec: { mode: string } };
+      expect(created.spec.mode).to.equal('safe');
+      const wrongType = await failure(custom.createNamespacedCustomObject({ ...ns, body: widget('w2', { size: 'big' }) }));
+      expect(wrongType.code).to.equal(422);
+      expect(wrongType.body.message).to.equal('Widget.example.com "w2" is invalid: spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"');
+      const badEnum = await failure(custom.createNamespacedCustomObject({ ...ns, body: widget('w3', { size: 1, mode: 'wild' }) }));
+      expect(String(badEnum.body.message)).to.contain('spec.mode: Unsupported value: "wild": supported values: "fast", "safe"');
+      const missing = await failure(custom.createNamespacedCustomObject({ ...ns, body: widget('w4', {}) }));
+      expect(String(missing.body.message)).to.contain('spec.size: Required value');
+    });
+
+    it('prunes status written through /status too', async () => {
+      const created = (await custom.createNamespacedCustomObject({ ...ns, body: widget('w1', { size: 1 }) })) as Record<string, unknown>;
+      const updated = (await custom.replaceNamespacedCustomObjectStatus({ ...ns, name: 'w1', body: { ...created, status: { ready: true, note: 'x' } } })) as { status: unknown };
+      expect(updated.status).to.deep.equal({ ready: true });
+    });
+  });
+
   it('requires kind in custom resource bodies, as kube does', async () => {
-    await extensions.createCustomResourceDefinition({ body: widgetCrd() as never });
+    await extensions.createCustomResourceDefinition({ body: modelCrd(widgetCrd()) });
     const res = await json(server, 'POST', '/apis/example.com/v1/namespaces/default/widgets', { metadata: { name: 'w' } });
     expect(res.status).to.equal(400);
     expect(String(res.json().message)).to.match(/^Object 'Kind' is missing in/);

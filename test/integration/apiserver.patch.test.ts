@@ -10,7 +10,7 @@ import {
 } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import type { ApiServer } from '../../src/testing/index.js';
-import { failure, raw, startWithClients, widgetCrd } from './apiserver.helpers.js';
+import { failure, modelCrd, raw, startWithClients, widgetCrd } from './apiserver.helpers.js';
 
 describe('embedded API server: patch and server-side apply', () => {
   let server: ApiServer;
@@ -93,7 +93,7 @@ describe('embedded API server: patch and server-side apply', () => {
   });
 
   it('refuses a strategic merge patch to a custom resource with 415, listing the accepted types', async () => {
-    await server.kubeConfig().makeApiClient(ApiextensionsV1Api).createCustomResourceDefinition({ body: widgetCrd() as never });
+    await server.kubeConfig().makeApiClient(ApiextensionsV1Api).createCustomResourceDefinition({ body: modelCrd(widgetCrd()) });
     const custom = server.kubeConfig().makeApiClient(CustomObjectsApi);
     const ns = { group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets' };
     await custom.createNamespacedCustomObject({ ...ns, body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 1 } } });

@@ -1,7 +1,8 @@
 import { makeInformer, Watch, type CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
+import { request } from 'node:http';
 import { expect } from 'chai';
 import type { ApiServer } from '../../src/testing/index.js';
-import { eventually, RawWatch, startWithClients, watchPath } from './apiserver.helpers.js';
+import { configmaps, eventually, RawWatch, start, startWithClients, watchPath } from './apiserver.helpers.js';
 
 describe('embedded API server: watches', () => {
   let server: ApiServer;
@@ -231,6 +232,55 @@ describe('embedded API server: watches', () => {
     expect(event.object.note).to.equal('hello');
     expect(event.object.regarding).to.deep.equal({ kind: 'Pod', name: 'p' });
     expect(event.object.message).to.equal(undefined);
+  });
+
+  describe('with a client that reads slowly', () => {
+    const big = (i: number): Record<string, string> => ({ blob: `${i}:${'x'.repeat(20_000)}` });
+
+    /** A watch whose reading is paused until `resume` (the socket fills, the server must hold events back). */
+    function pausedWatch(target: ApiServer, from: string): { resume: () => void; lines: () => string[]; ended: Promise<void> } {
+      let resumeFn = (): void => {};
+      let body = '';
+      let endedFn!: () => void;
+      const ended = new Promise<void>((resolve) => (endedFn = resolve));
+      const req = request(`${target.url}${watchPath(cmPath, { resourceVersion: from })}`, (res) => {
+        res.pause();
+        resumeFn = () => res.resume();
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('close', endedFn);
+      });
+      req.end();
+      return { resume: () => resumeFn(), lines: () => body.split('\n').filter((l) => l !== ''), ended };
+    }
+
+    it('holds events back while the client does not read and sends them all, in order, when it does', async () => {
+      const from = server.resourceVersion;
+      const w = pausedWatch(server, from);
+      await eventually(() => server.openWatches() === 1);
+      for (let i = 0; i < 400; i++) server.put(configmaps, { metadata: { name: `c${i}` }, data: big(i) } as never);
+      w.resume();
+      await eventually(() => w.lines().length === 400, 10_000, 'all 400 events');
+      const names = w.lines().map((l) => (JSON.parse(l) as { object: { metadata: { name: string } } }).object.metadata.name);
+      expect(names).to.deep.equal(Array.from({ length: 400 }, (_, i) => `c${i}`));
+    });
+
+    it('ends a watch that falls too far behind, cleanly, so the client resumes from where it was', async () => {
+      const small = await start({ watchBacklogLimit: 1_000_000 });
+      try {
+        const w = pausedWatch(small, small.resourceVersion);
+        await eventually(() => small.openWatches() === 1);
+        for (let i = 0; i < 400 && small.openWatches() === 1; i++) small.put(configmaps, { metadata: { name: `c${i}` }, data: big(i) } as never);
+        await eventually(() => small.openWatches() === 0, 5000, 'the slow watch to be ended');
+        w.resume();
+        await w.ended;
+        const received = w.lines();
+        expect(received.length).to.be.lessThan(400);
+        expect(received.every((l) => (JSON.parse(l) as { type: string }).type === 'ADDED')).to.equal(true);
+      } finally {
+        await small.close();
+      }
+    });
   });
 
   it('ends every open watch and leaves nothing behind when the server closes', async () => {

@@ -8,7 +8,7 @@ import { GarbageCollector } from './garbageCollector.js';
 import { cloneJson } from './immutable.js';
 import { NamespaceController } from './namespaceController.js';
 import { timestamp } from './objectMeta.js';
-import { ObjectStore, type ChangeEvent, type StoredObject } from './objectStore.js';
+import { ObjectStore, StoredObject, type ChangeEvent } from './objectStore.js';
 import { storeKey } from './storeKeys.js';
 import { ResourceRegistry } from './registry.js';
 import { apiVersionOf, type ResourceType } from './resourceType.js';
@@ -178,7 +178,7 @@ export class Cluster {
   }
 
   private dryRunResult(object: KubeObject): StoredObject {
-    return { object, json: JSON.stringify(object), rv: this.store.resourceVersion };
+    return new StoredObject(JSON.stringify(object), this.store.resourceVersion, object);
   }
 
   create(type: ResourceType, namespace: string | undefined, body: unknown, options: WriteOptions): WriteResult {
@@ -234,6 +234,7 @@ export class Cluster {
     const next = prepareUpdate(type, toVersion(type, live.object), draft, { namespace: live.object.metadata.namespace, name: live.object.metadata.name as string }, {
       manager,
       now: timestamp(),
+      ownsBody: true,
     });
     if (next === undefined) return live;
     return this.commitUpdate(type, live, this.toStored(type, next));
@@ -241,11 +242,13 @@ export class Cluster {
 
   /** Like `mutate`, through the /status subresource rules. */
   mutateStatus(type: ResourceType, live: StoredObject, status: unknown, manager: string): StoredObject {
-    const draft = { ...cloneJson(toVersion(type, live.object)), status };
-    const next = prepareUpdate(type, toVersion(type, live.object), draft, { namespace: live.object.metadata.namespace, name: live.object.metadata.name as string }, {
+    const liveObject = toVersion(type, live.object);
+    const draft = { ...liveObject, metadata: { ...liveObject.metadata }, status };
+    const next = prepareUpdate(type, liveObject, draft, { namespace: live.object.metadata.namespace, name: live.object.metadata.name as string }, {
       manager,
       now: timestamp(),
       subresource: 'status',
+      ownsBody: true,
     });
     if (next === undefined) return live;
     return this.commitUpdate(type, live, this.toStored(type, next));

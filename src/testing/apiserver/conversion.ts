@@ -39,7 +39,7 @@ function isEventsApi(type: ResourceType): boolean {
 }
 
 /** Whether objects read through `type` are stored byte for byte as served (the fast path). */
-export function servesStoredForm(type: ResourceType, stored: KubeObject): boolean {
+export function servesStoredForm(type: ResourceType, stored: { readonly apiVersion?: string }): boolean {
   return !isEventsApi(type) && stored.apiVersion === apiVersionOf(type);
 }
 

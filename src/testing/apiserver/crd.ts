@@ -122,6 +122,7 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
         storageKey: `${spec.group}/${names.plural}`,
         selectableFields: (v.selectableFields ?? []).map((f) => f.jsonPath.replace(/^\./, '')),
         printerColumns: v.additionalPrinterColumns,
+        schema: v.schema?.openAPIV3Schema,
       }),
     );
 }

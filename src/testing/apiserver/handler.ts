@@ -128,6 +128,7 @@ async function dispatchResource(ctx: HandlerContext, req: IncomingMessage, res: 
     subresource: sub,
     verb: log.verb,
     log,
+    warnings: [],
   };
   switch (log.verb) {
     case 'get':

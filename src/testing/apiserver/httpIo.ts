@@ -72,13 +72,13 @@ export function parseOptionalJson(text: string): unknown {
   return text.trim() === '' ? undefined : parseJson(text);
 }
 
-export function sendJsonText(res: ServerResponse, status: number, json: string, headers: Record<string, string> = {}): void {
+export function sendJsonText(res: ServerResponse, status: number, json: string, headers: Record<string, string | string[]> = {}): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json), ...headers });
   res.end(json);
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
   sendJsonText(res, status, JSON.stringify(body), headers);
 }
 

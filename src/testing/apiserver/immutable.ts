@@ -10,9 +10,24 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** A mutable deep copy of JSON data (stored objects are plain JSON). */
+/**
+ * A mutable deep copy of JSON data (stored objects are plain JSON). A plain
+ * recursive copy: several times faster than structuredClone for this shape
+ * of data, and it is on every write path.
+ */
 export function cloneJson<T>(value: T): T {
-  return structuredClone(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = cloneJson(value[i]);
+    return out as T;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) out[key] = cloneJson(v);
+  }
+  return out as T;
 }
 
 /** Structural equality of JSON values; key order does not matter. */

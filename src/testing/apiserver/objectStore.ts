@@ -12,11 +12,38 @@ import { expired, tooOldResourceVersion } from './statusError.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
-export interface StoredObject {
-  readonly object: KubeObject;
-  /** `object` as JSON, computed once when stored. */
-  readonly json: string;
-  readonly rv: number;
+/**
+ * One version of an object. The current version and the one it replaced
+ * are kept parsed (writes, selectors and watch transitions read them);
+ * older versions in the history keep only their JSON, parsed again when a
+ * paged list or a replay needs them, so the history costs about one
+ * serialized copy per change.
+ */
+export class StoredObject {
+  private parsed: KubeObject | undefined;
+  /** The version this one replaced, kept parsed until the next change. */
+  before: StoredObject | undefined;
+  readonly apiVersion: string | undefined;
+
+  constructor(
+    /** The object as JSON, computed once when stored. */
+    readonly json: string,
+    readonly rv: number,
+    object: KubeObject,
+  ) {
+    this.parsed = object;
+    this.apiVersion = object.apiVersion;
+  }
+
+  /** The object, frozen. */
+  get object(): KubeObject {
+    return this.parsed ?? (deepFreeze(JSON.parse(this.json)) as KubeObject);
+  }
+
+  /** Drops the parsed form (the JSON stays). */
+  release(): void {
+    this.parsed = undefined;
+  }
 }
 
 export interface ChangeEvent {
@@ -189,7 +216,15 @@ export class ObjectStore {
     const next = object ?? { ...(prev as StoredObject).object, metadata: { ...(prev as StoredObject).object.metadata } };
     next.metadata.resourceVersion = String(rv);
     deepFreeze(next);
-    const stored: StoredObject = { object: next, json: JSON.stringify(next), rv };
+    // The watch line of this change is built once; the object's JSON is a slice of it, sharing its memory.
+    const prefix = `{"type":"${type}","object":`;
+    const line = `${prefix}${JSON.stringify(next)}}\n`;
+    const stored = new StoredObject(line.slice(prefix.length, line.length - 2), rv, next);
+    if (prev !== undefined) {
+      prev.before?.release();
+      prev.before = undefined;
+      stored.before = prev;
+    }
 
     if (type === 'DELETED') {
       bucket.objects.delete(key);
@@ -209,7 +244,7 @@ export class ObjectStore {
       type,
       current: stored,
       prev,
-      lines: {},
+      lines: { [type]: line },
     };
     const evicted = this.history.push(event);
     if (evicted !== undefined) this.expiredUpTo.set(evicted.storageKey, evicted.rv);

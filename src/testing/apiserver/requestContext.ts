@@ -13,6 +13,7 @@ export interface ServerContext {
   readonly cluster: Cluster;
   readonly faults: Faults;
   readonly bookmarkIntervalMs: number;
+  readonly watchBacklogLimit: number;
   readonly logger: Logger;
 }
 
@@ -27,9 +28,16 @@ export interface ResourceRequest {
   readonly subresource: string | undefined;
   readonly verb: string;
   readonly log: RequestLogEntry;
+  /** Warnings for the client, sent as `Warning: 299 - "..."` headers. */
+  readonly warnings: string[];
+}
+
+/** The `Warning` headers for a request's warnings (kube's format: code 299, agent "-"). */
+export function warningHeaders(warnings: readonly string[]): Record<string, string[]> {
+  return warnings.length === 0 ? {} : { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
 }
 
 /** An object as JSON in the version `type` serves (the stored JSON when no conversion is needed). */
 export function objectJson(type: ResourceType, stored: StoredObject): string {
-  return servesStoredForm(type, stored.object) ? stored.json : JSON.stringify(toVersion(type, stored.object));
+  return servesStoredForm(type, stored) ? stored.json : JSON.stringify(toVersion(type, stored.object));
 }

@@ -6,7 +6,7 @@ import { isPlainObject } from './immutable.js';
 import { listPage, type ListPage } from './list.js';
 import { managerFromUserAgent, timestamp } from './objectMeta.js';
 import { acceptedPatchTypes, applyPatch, applyPatchType, PatchError } from './patch.js';
-import { objectJson, type ResourceRequest } from './requestContext.js';
+import { objectJson, warningHeaders, type ResourceRequest } from './requestContext.js';
 import { apiVersionOf, type ResourceType } from './resourceType.js';
 import { parseFilter } from './selectors.js';
 import { ApplyConflictError, serverSideApply } from './serverSideApply.js';
@@ -30,8 +30,17 @@ function writeOptions(r: ResourceRequest): WriteOptions {
       { field: 'fieldManager', type: 'Too long', detail: 'may not be more than 128 bytes' },
     ]);
   }
-  const options: WriteOptions = { manager, now: timestamp(), dryRun: r.query.getAll('dryRun').includes('All') };
+  const options: WriteOptions = { manager, now: timestamp(), dryRun: r.query.getAll('dryRun').includes('All'), warnings: r.warnings };
   if (r.subresource === 'status') options.subresource = 'status';
+  const validation = r.query.get('fieldValidation');
+  if (validation !== null && validation !== '') {
+    if (validation !== 'Strict' && validation !== 'Warn' && validation !== 'Ignore') {
+      throw invalid({ group: 'meta.k8s.io', kind: 'CreateOptions' }, '', [
+        { field: 'fieldValidation', type: 'Unsupported value', detail: `${JSON.stringify(validation)}: supported values: "Ignore", "Strict", "Warn"` },
+      ]);
+    }
+    options.fieldValidation = validation;
+  }
   return options;
 }
 
@@ -42,7 +51,7 @@ function requireName(r: ResourceRequest): string {
 
 function sendObject(r: ResourceRequest, status: number, json: string): void {
   r.log.status = status;
-  sendJsonText(r.res, status, json);
+  sendJsonText(r.res, status, json, warningHeaders(r.warnings));
 }
 
 export function handleGet(r: ResourceRequest): void {
@@ -93,7 +102,7 @@ export async function handleCreate(r: ResourceRequest): Promise<void> {
   if (r.subresource !== undefined || r.name !== undefined) throw methodNotAllowed();
   if (r.type.namespaced && r.namespace === undefined) throw methodNotAllowed();
   const body = parseObjectBody(await readBody(r.req), r.req.headers['content-type']);
-  const result = r.server.cluster.create(r.type, r.namespace, body, writeOptions(r));
+  const result = r.server.cluster.create(r.type, r.namespace, body, { ...writeOptions(r), ownsBody: true });
   sendObject(r, 201, objectJson(r.type, result.stored));
 }
 
@@ -108,7 +117,7 @@ export async function handleUpdate(r: ResourceRequest): Promise<void> {
     r.server.cluster.settle();
     return sendObject(r, 200, objectJson(r.type, stored));
   }
-  const result = r.server.cluster.update(r.type, r.namespace, name, body, writeOptions(r));
+  const result = r.server.cluster.update(r.type, r.namespace, name, body, { ...writeOptions(r), ownsBody: true });
   sendObject(r, 200, objectJson(r.type, result.stored));
 }
 

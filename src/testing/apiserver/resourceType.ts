@@ -43,6 +43,8 @@ export interface ResourceType {
   /** The fields that `fieldSelector` may name, besides metadata.name and metadata.namespace. */
   selectableFields: readonly string[];
   printerColumns?: readonly PrinterColumn[];
+  /** A custom resource version's `openAPIV3Schema`: objects are pruned, defaulted and checked against it. */
+  schema?: unknown;
   /** Extra subresources served for discovery only (e.g. namespaces/finalize). */
   extraSubresources?: readonly { name: string; kind: string; group?: string; version?: string; verbs: readonly string[] }[];
 }

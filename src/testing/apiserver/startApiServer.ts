@@ -14,6 +14,7 @@ import type { StoredObject } from './objectStore.js';
 import { RequestLog, type RequestLogEntry } from './requestLog.js';
 import { describeRef, type ResourceRef, type ResourceType } from './resourceType.js';
 import { ApiError } from './statusError.js';
+import { defaultBacklogLimit } from './watchStream.js';
 
 /**
  * Starts the embedded Kubernetes API server: an in-memory kube-apiserver
@@ -42,6 +43,13 @@ export interface ApiServerOptions {
   logger?: Logger;
   /** When set, every request needs `Authorization: Bearer <token>` (else 401). */
   token?: string;
+  /**
+   * How far (in characters of events not yet sent) a watch may fall behind
+   * a client that reads too slowly before the server ends it cleanly, as
+   * kube-apiserver ends slow watchers (the client resumes from its last
+   * resourceVersion). Default 256 MiB.
+   */
+  watchBacklogLimit?: number;
 }
 
 export interface ApiServer {
@@ -106,6 +114,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     cluster,
     faults,
     bookmarkIntervalMs,
+    watchBacklogLimit: options.watchBacklogLimit ?? defaultBacklogLimit,
     logger,
     token,
     requestLog,
@@ -123,7 +132,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         sleepers.add(sleeper);
       }),
   });
-  const server = createServer(handler);
+  // A large socket buffer lets a burst of watch events go out in few writes.
+  const server = createServer({ highWaterMark: 256 * 1024 }, handler);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

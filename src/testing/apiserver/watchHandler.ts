@@ -85,6 +85,7 @@ export function handleWatch(r: ResourceRequest): void {
     bookmarks,
     bookmarkIntervalMs: r.server.bookmarkIntervalMs,
     timeoutSeconds,
+    backlogLimit: r.server.watchBacklogLimit,
     currentResourceVersion: () => store.resourceVersion,
     onClosed: () => cluster.hub.remove(watcher),
   });

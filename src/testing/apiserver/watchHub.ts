@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../types.js';
 import { servesStoredForm, toVersion } from './conversion.js';
-import type { ChangeEvent, StoredObject, WatchEventType } from './objectStore.js';
+import { StoredObject, type ChangeEvent, type WatchEventType } from './objectStore.js';
 import type { ResourceType } from './resourceType.js';
 import { isSelective, matchesFilter, type ObjectFilter } from './selectors.js';
 import type { WatchStream } from './watchStream.js';
@@ -31,12 +31,12 @@ export function watchLine(type: WatchEventType, json: string): string {
 /** The line for `object` as `watcher` sees it, converting when it watches another version. */
 export function lineForStored(watcher: Watcher, type: WatchEventType, stored: StoredObject): string {
   if (watcher.encode !== undefined) return watchLine(type, watcher.encode(stored));
-  if (servesStoredForm(watcher.type, stored.object)) return watchLine(type, stored.json);
+  if (servesStoredForm(watcher.type, stored)) return watchLine(type, stored.json);
   return watchLine(type, JSON.stringify(toVersion(watcher.type, stored.object)));
 }
 
 function cachedLine(watcher: Watcher, event: ChangeEvent, type: WatchEventType, stored: StoredObject): string {
-  if (watcher.encode !== undefined || !servesStoredForm(watcher.type, stored.object)) return lineForStored(watcher, type, stored);
+  if (watcher.encode !== undefined || !servesStoredForm(watcher.type, stored)) return lineForStored(watcher, type, stored);
   const lines = event.lines as Record<WatchEventType, string | undefined>;
   let line = lines[type];
   if (line === undefined) {
@@ -48,7 +48,7 @@ function cachedLine(watcher: Watcher, event: ChangeEvent, type: WatchEventType, 
 
 function leftAt(event: ChangeEvent, prev: StoredObject): StoredObject {
   const object: KubeObject = { ...prev.object, metadata: { ...prev.object.metadata, resourceVersion: String(event.rv) } };
-  return { object, json: JSON.stringify(object), rv: event.rv };
+  return new StoredObject(JSON.stringify(object), event.rv, object);
 }
 
 /** The line `event` makes for `watcher`, or undefined when the watcher should not see it. */
@@ -62,7 +62,7 @@ export function lineFor(watcher: Watcher, event: ChangeEvent): string | undefine
   if (!before || event.prev === undefined) return undefined;
   // The object left the selection: the watcher sees its last matching state go.
   const lines = event.lines as Record<WatchEventType, string | undefined>;
-  if (watcher.encode === undefined && servesStoredForm(watcher.type, event.prev.object)) {
+  if (watcher.encode === undefined && servesStoredForm(watcher.type, event.prev)) {
     lines.DELETED ??= watchLine('DELETED', leftAt(event, event.prev).json);
     return lines.DELETED;
   }

@@ -4,9 +4,17 @@ import type { ServerResponse } from 'node:http';
  * One open watch response: newline-delimited JSON over a chunked 200
  * response. Events written in the same tick go out in one socket write
  * (corked until the next tick), so a burst costs one syscall, and nothing
- * waits longer than the current tick. Bookmarks, `timeoutSeconds` and the
- * fault switches (silence, drop, clean close) live here.
+ * waits longer than the current tick. When the client reads slower than
+ * events come, lines wait in a backlog of references to the shared,
+ * already-serialized lines (no copy per watcher) and go out as the socket
+ * drains; a watcher that falls more than `backlogLimit` behind is ended
+ * cleanly, as kube-apiserver ends watchers too slow to keep up, and resumes
+ * from its last resourceVersion. Bookmarks, `timeoutSeconds` and the fault
+ * switches (silence, drop, clean close) live here too.
  */
+
+/** Default of how far (in characters of pending lines) a watcher may fall behind before it is ended. */
+export const defaultBacklogLimit = 256 * 1024 * 1024;
 export interface WatchStreamOptions {
   /** `kind` and `apiVersion` of bookmark objects. */
   kind: string;
@@ -14,6 +22,8 @@ export interface WatchStreamOptions {
   bookmarks: boolean;
   bookmarkIntervalMs: number;
   timeoutSeconds: number | undefined;
+  /** How far (in characters of pending lines) the client may fall behind before the watch is ended. */
+  backlogLimit: number;
   /** The resourceVersion a bookmark reports: every change up to it has been written. */
   currentResourceVersion: () => number;
   onClosed: () => void;
@@ -24,6 +34,10 @@ export class WatchStream {
   private corked = false;
   private silenced = false;
   private held: string[] = [];
+  private backlog: string[] = [];
+  private backlogStart = 0;
+  private backlogBytes = 0;
+  private waitingForDrain = false;
   private bookmarkTimer: NodeJS.Timeout | undefined;
   private timeoutTimer: NodeJS.Timeout | undefined;
   /** Events written, for tests and the request log. */
@@ -65,14 +79,45 @@ export class WatchStream {
       this.held.push(line);
       return;
     }
+    if (this.waitingForDrain) {
+      this.backlog.push(line);
+      this.backlogBytes += line.length;
+      if (this.backlogBytes > this.options.backlogLimit) this.end();
+      return;
+    }
+    if (!this.write(line)) this.waitForDrain();
+  }
+
+  private write(line: string): boolean {
     if (!this.corked) {
       this.corked = true;
       this.res.cork();
       process.nextTick(this.uncork);
     }
     this.sent += 1;
-    this.res.write(line);
+    return this.res.write(line);
   }
+
+  private waitForDrain(): void {
+    this.waitingForDrain = true;
+    this.res.once('drain', this.flush);
+  }
+
+  private readonly flush = (): void => {
+    this.waitingForDrain = false;
+    while (this.backlogStart < this.backlog.length && !this.closed) {
+      const line = this.backlog[this.backlogStart++];
+      this.backlogBytes -= line.length;
+      if (!this.write(line)) {
+        this.waitForDrain();
+        break;
+      }
+    }
+    if (this.backlogStart === this.backlog.length || this.backlogStart > 65_536) {
+      this.backlog = this.backlog.slice(this.backlogStart);
+      this.backlogStart = 0;
+    }
+  };
 
   private readonly uncork = (): void => {
     this.corked = false;
@@ -102,7 +147,7 @@ export class WatchStream {
     this.res.write(text);
   }
 
-  /** Ends the response cleanly (the terminating chunk), as a server-side watch timeout does. */
+  /** Ends the response cleanly (the terminating chunk), as a server-side watch timeout does; lines still waiting are dropped. */
   end(): void {
     if (this.closed) return;
     if (this.corked) this.uncork();
@@ -124,6 +169,9 @@ export class WatchStream {
     clearInterval(this.bookmarkTimer);
     clearTimeout(this.timeoutTimer);
     this.held = [];
+    this.backlog = [];
+    this.backlogBytes = 0;
+    this.res.off('drain', this.flush);
     this.options.onClosed();
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../types.js';
 import { cloneJson, isPlainObject, jsonEqual } from './immutable.js';
+import { applyCrdSchema } from './crdSchema.js';
 import { generateName, metadataErrors } from './objectMeta.js';
 import { apiVersionOf, type ResourceType } from './resourceType.js';
 import { recordManagedFields } from './serverSideApply.js';
@@ -22,6 +23,12 @@ export interface WriteContext {
   subresource?: 'status';
   /** Set when managedFields were already computed (server-side apply). */
   managedFieldsDone?: boolean;
+  /** Set when the body is a fresh value nobody else holds (just parsed): it is then changed in place, not copied. */
+  ownsBody?: boolean;
+  /** What to do with fields a custom resource's schema does not declare: `Strict` rejects, `Warn` (default) and `Ignore` prune. */
+  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** Collects the warnings of this write (sent as `Warning` headers). */
+  warnings?: string[];
 }
 
 type Plain = Record<string, unknown>;
@@ -40,11 +47,11 @@ function excerpt(body: unknown): string {
  * kind and apiVersion (defaulted for built-ins, required for custom
  * resources as kube's unstructured decoder requires them), and namespace.
  */
-export function decodeBody(type: ResourceType, body: unknown, urlNamespace: string | undefined): KubeObject {
+export function decodeBody(type: ResourceType, body: unknown, urlNamespace: string | undefined, owned = false): KubeObject {
   if (!isPlainObject(body)) {
     throw badRequest(`the body of the request must be a JSON object describing a ${type.kind}, got ${excerpt(body)}`);
   }
-  const obj = cloneJson(body) as Plain;
+  const obj = (owned ? body : cloneJson(body)) as Plain;
   const apiVersion = apiVersionOf(type);
   if (obj.kind === undefined || obj.kind === '') {
     if (!type.builtin) throw badRequest(`Object 'Kind' is missing in '${excerpt(body)}'`);
@@ -95,6 +102,17 @@ function applyBuiltinDefaults(type: ResourceType, obj: Plain): void {
   }
 }
 
+/** Prunes, defaults and checks a custom resource against its schema (see crdSchema.ts). */
+function applySchema(type: ResourceType, obj: KubeObject, ctx: WriteContext): void {
+  if (type.builtin || type.schema === undefined) return;
+  const outcome = applyCrdSchema(obj as unknown as Plain, type.schema);
+  invalidIf(type, obj.metadata.name ?? '', outcome.errors);
+  if (outcome.unknown.length === 0 || ctx.fieldValidation === 'Ignore') return;
+  const messages = outcome.unknown.map((path) => `unknown field "${path.replace(/^\./, '')}"`);
+  if (ctx.fieldValidation === 'Strict') throw badRequest(`strict decoding error: ${messages.join(', ')}`);
+  ctx.warnings?.push(...messages);
+}
+
 /** Drops empty metadata maps and lists, which kube's JSON leaves out. */
 function normalizeMetadata(obj: KubeObject): void {
   const meta = obj.metadata as Plain;
@@ -108,7 +126,7 @@ function normalizeMetadata(obj: KubeObject): void {
 
 /** The object a create stores (without its resourceVersion, which the store assigns). */
 export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: string | undefined, ctx: WriteContext): KubeObject {
-  const obj = decodeBody(type, body, urlNamespace);
+  const obj = decodeBody(type, body, urlNamespace, ctx.ownsBody === true);
   const meta = obj.metadata;
   if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') {
     meta.name = generateName(meta.generateName);
@@ -129,6 +147,7 @@ export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: s
     else plain.status = status;
   }
   applyBuiltinDefaults(type, plain);
+  applySchema(type, obj, ctx);
   if (ctx.managedFieldsDone) return obj;
   return recordManagedFields({
     before: undefined,
@@ -226,7 +245,7 @@ export function prepareUpdate(
   url: { namespace: string | undefined; name: string },
   ctx: WriteContext,
 ): KubeObject | undefined {
-  const obj = decodeBody(type, body, url.namespace);
+  const obj = decodeBody(type, body, url.namespace, ctx.ownsBody === true);
   const name = obj.metadata.name ?? '';
   if (name !== url.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${url.name})`);
   const gr = { group: type.group, resource: type.resource };
@@ -249,7 +268,8 @@ export function prepareUpdate(
   let next: KubeObject;
   if (ctx.subresource === 'status') {
     // Through /status only the status changes; everything else stays as stored.
-    next = cloneJson(live);
+    // Stored objects are frozen, so their parts can be shared; only what changes is copied.
+    next = { ...live, metadata: { ...live.metadata } };
     const status = (obj as unknown as Plain).status;
     if (status === undefined) delete (next as unknown as Plain).status;
     else (next as unknown as Plain).status = status;
@@ -262,11 +282,11 @@ export function prepareUpdate(
     if (type.status) {
       // With a status subresource, the main endpoint cannot change status.
       if (liveStatus === undefined) delete plain.status;
-      else plain.status = cloneJson(liveStatus);
+      else plain.status = liveStatus;
     }
     if (type.builtin && type.group === '' && type.resource === 'namespaces') {
       // Namespace finalizers change only through /finalize.
-      plain.spec = { ...(isPlainObject(plain.spec) ? plain.spec : {}), finalizers: cloneJson((live as unknown as { spec?: { finalizers?: unknown } }).spec?.finalizers) };
+      plain.spec = { ...(isPlainObject(plain.spec) ? plain.spec : {}), finalizers: (live as unknown as { spec?: { finalizers?: unknown } }).spec?.finalizers };
     }
     invalidIf(type, name, metadataErrors(type, next.metadata));
   }
@@ -285,6 +305,7 @@ export function prepareUpdate(
     }
   }
   normalizeMetadata(next);
+  applySchema(type, next, ctx);
   if (specChanged(live, next)) next.metadata.generation = (live.metadata.generation ?? 0) + 1;
   if (ctx.managedFieldsDone) {
     return contentChanged(live, next) || ownershipChanged(live, next) ? next : undefined;
