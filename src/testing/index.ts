@@ -4,3 +4,4 @@ export type { RequestLogEntry } from './apiserver/requestLog.js';
 export type { ResourceRef } from './apiserver/resourceType.js';
 export * from './leaseClient.js';
 export * from './pausable.js';
+export * from './marble/index.js';
