@@ -8,7 +8,7 @@ import type { RequestLog, RequestLogEntry } from './requestLog.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './resourceHandlers.js';
 import { parseRoute, type ResourceRoute, type Route } from './router.js';
 import { scaleHandlers } from './scale.js';
-import { ApiError, methodNotAllowed, routeNotFound, statusFor, unauthorized } from './statusError.js';
+import { ApiError, badRequest, methodNotAllowed, routeNotFound, statusFor, unauthorized } from './statusError.js';
 import { handleWatch } from './watchHandler.js';
 
 /**
@@ -196,7 +196,15 @@ async function dispatch(ctx: HandlerContext, req: IncomingMessage, res: ServerRe
 
 export function createRequestHandler(ctx: HandlerContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      // Node's parser passes an absolute-form target that is no URL (`GET http://[ HTTP/1.1`).
+      req.resume();
+      sendError(res, badRequest(`the request target ${JSON.stringify(req.url)} is not a valid URL`));
+      return;
+    }
     const route = parseRoute(url.pathname);
     const info = describe(route, req.method ?? 'GET', url.searchParams);
     const log: RequestLogEntry = {

@@ -1,0 +1,43 @@
+import { connect } from 'node:net';
+import { expect } from 'chai';
+import type { ApiServer } from '../../src/testing/index.js';
+import { raw, start } from './apiserver.helpers.js';
+
+/**
+ * Requests that once crashed the embedded API server or got a 5xx from it (found by
+ * test/fuzz/apiserver.fuzz.test.ts), each answered now with a Status error, the server healthy after.
+ */
+
+/** Sends `head` over a raw socket (what node:http's client refuses to send) and returns the whole answer. */
+function rawRequest(server: ApiServer, head: string): Promise<string> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString('utf8')));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+    socket.write(head);
+  });
+}
+
+function statusBody(answer: string): Record<string, unknown> {
+  return JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+}
+
+describe('embedded API server: robustness against malformed requests', () => {
+  let server: ApiServer;
+  beforeEach(async () => (server = await start()));
+  afterEach(() => server.close());
+
+  async function expectHealthy(): Promise<void> {
+    expect((await raw(server, 'GET', '/api/v1/namespaces/default/configmaps')).status).to.equal(200);
+  }
+
+  it('answers an absolute-form request target that is no URL with 400 BadRequest, and does not crash', async () => {
+    const answer = await rawRequest(server, 'GET http://[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(answer).to.match(/^HTTP\/1\.1 400 /);
+    expect(statusBody(answer)).to.deep.include({ kind: 'Status', code: 400, reason: 'BadRequest', message: 'the request target "http://[" is not a valid URL' });
+    await expectHealthy();
+  });
+});
