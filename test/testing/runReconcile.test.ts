@@ -164,6 +164,41 @@ describe('runReconcile: a reconcile marble-tested in virtual time', () => {
   });
 });
 
+describe('runReconcile: how a run starts and ends', () => {
+  it('ends when scripted watches complete: in-flight runs drain and the outcomes complete, as controller() does', async () => {
+    const run = await runReconcile<ConfigMap>({ for: configMaps, reconcile: () => undefined }, ({ cold, watch, expectOutcomes }) => {
+      watch(configMaps, cold('a--|', { a: list([configMap('web')]) }));
+      expectOutcomes('a--|', { a: 'default/web success' });
+    });
+    expect(run.stoppedBy).to.equal('completed');
+  });
+
+  it('does not blame a reconcile that ignores its signal once the workqueue timed it out', async () => {
+    const run = await runReconcile<ConfigMap>(
+      { for: configMaps, timeout: 50, maxRetries: 0, reconcile: () => new Promise<void>(() => undefined) },
+      ({ seed, expectOutcomes }) => {
+        seed(configMap('web'));
+        expectOutcomes('50ms a', { a: { key: 'default/web', result: 'dropped', error: /timed out after 50 ms/ } });
+      },
+    );
+    expect(run.stoppedBy).to.equal('idle');
+  });
+
+  it('records any Observable from the start of the run for expectObservable, such as the cluster\'s own watch', async () => {
+    await runReconcile<ConfigMap>({ for: configMaps, reconcile: stampSeen }, ({ seed, client, expectObservable }) => {
+      seed(configMap('web'));
+      const seen = client.watch<ConfigMap>(configMaps);
+      // The list at 0 (Restart, Listed, Synced), then the stamp the reconcile wrote, as an event one action later.
+      expectObservable(seen).toBe('(abcd)', {
+        a: { type: 'Restart' },
+        b: { type: 'Listed', object: { data: {} } },
+        c: { type: 'Synced' },
+        d: { type: 'Modified', object: { data: { seen: 'yes' } } },
+      });
+    });
+  });
+});
+
 describe('runReconcile: failures that say what went wrong', () => {
   async function failure(promise: Promise<unknown>): Promise<Error> {
     try {

@@ -40,6 +40,16 @@ describe('runVirtualTime', () => {
     expect(stop).to.deep.include({ reason: 'until', frame: 12 });
   });
 
+  it('stops as soon as `stopWhen` holds, after the step that made it true', async () => {
+    const s = scheduler();
+    let done = false;
+    s.schedule(() => (done = true), 4);
+    s.schedule(() => undefined, 9);
+    const stop = await runVirtualTime(s, { stopWhen: () => done });
+    expect(stop).to.deep.include({ reason: 'stopped', frame: 4 });
+    expect(s.actions).to.have.length(1);
+  });
+
   it('gives up with a message that says what to do when time never goes idle', async () => {
     const s = scheduler();
     const tick = () => s.schedule(tick, 1000);

@@ -1,56 +1,24 @@
-import { isDeepStrictEqual } from 'node:util';
 import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
-import {
-  InvalidTargetError,
-  MutateIdentityError,
-  type ApplyOptions,
-  type CallOptions,
-  type JsonPatchOperation,
-  type KubeClient,
-  type Mutate,
-  type ObjectRef,
-  type ObjectTarget,
-  type RemoveOptions,
-  type WriteOptions,
-  type WriteResult,
-} from '../../sinks/client.js';
-import { delay } from '../../sinks/delay.js';
-import { errorFromResponse, isAlreadyExists, isNotFound, KubeApiError, type RequestDescription } from '../../sinks/errors.js';
-import { qualifiedResource } from '../../sinks/resources.js';
-import { retryOnConflict, type ConflictBackoff } from '../../sinks/retryOnConflict.js';
+import type { KubeClient, ObjectTarget } from '../../sinks/client.js';
 import type { ResourceRef } from '../../sources/resource.js';
 import type { KubeObject, ListWatchEvent } from '../../types.js';
 import { cloneJson } from '../apiserver/immutable.js';
-import { applyJsonPatch } from '../apiserver/jsonPatch.js';
-import { applyMergePatch7396 } from '../apiserver/mergePatch.js';
-import { PatchError } from '../apiserver/patchError.js';
-import type { ResourceType } from '../apiserver/resourceType.js';
-import { ApplyConflictError, serverSideApply } from '../apiserver/serverSideApply.js';
-import { ApiError, notFound } from '../apiserver/statusError.js';
-import { resetFieldsFor } from '../apiserver/writes.js';
-import { FaultQueue, type Fault, type MemoryVerb } from './faults.js';
-import { MemoryCluster, memoryKey } from './memoryCluster.js';
+import { FaultQueue, type Fault } from './faults.js';
+import { MemoryCluster } from './memoryCluster.js';
 import { MemoryKinds, type MemoryResource } from './memoryKinds.js';
+import { memoryKubeClient, toApiError, toRef, type RequestSettings } from './memoryKubeClient.js';
 import type { MemoryRequest } from './memoryRequest.js';
 import { memoryWatch } from './memoryWatch.js';
 
-export interface MemoryClientOptions {
+export interface MemoryClientOptions extends RequestSettings {
   /** The clock of writes and timestamps, and where waits happen (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
   /** The field manager of writes (default `rxkube`, as the real client's). */
   fieldManager?: string;
   /** Custom resources it serves besides the built-ins. */
   resources?: readonly MemoryResource[];
-  /** How `createOrUpdate` and `updateStatus` retry a 409 (default client-go's: 5 attempts, 10 ms apart). */
-  conflictBackoff?: Partial<ConflictBackoff>;
-  /** Jitter of those retries in [0, 1) (default always 0, so that delays are exact). */
-  random?: () => number;
-  /** Ms each request takes (default 0): lets a test see triggers arrive while a reconcile runs. */
-  latency?: number;
   /** Ms between a write and its watch event (default 0). */
   watchLatency?: number;
-  /** Resends of a request answered 429/5xx with a Retry-After (default 5, as the real transport). */
-  maxThrottleRetries?: number;
 }
 
 /**
@@ -108,322 +76,6 @@ export interface MemoryClient extends KubeClient {
   readonly cluster: MemoryCluster;
 }
 
-function toRef(target: ObjectTarget): ObjectRef {
-  if (target === null || typeof target !== 'object') {
-    throw new InvalidTargetError(`expected an object or an { apiVersion, kind, name, namespace? } reference, got ${String(target)}`);
-  }
-  if ('metadata' in target && target.metadata !== null && typeof target.metadata === 'object') {
-    const { apiVersion, kind, metadata } = target;
-    return { apiVersion: apiVersion as string, kind: kind as string, name: metadata.name as string, namespace: metadata.namespace };
-  }
-  return target as ObjectRef;
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
-}
-
-/** An API server refusal as a Status body, whatever part of the server logic raised it. */
-function toApiError(err: unknown): ApiError | undefined {
-  if (err instanceof ApiError) return err;
-  if (err instanceof PatchError) return new ApiError(err.code, err.reason, err.message);
-  if (err instanceof ApplyConflictError) {
-    return new ApiError(409, 'Conflict', err.message, {
-      causes: err.causes.map((c) => ({ reason: c.type, message: c.message, field: c.field })),
-    });
-  }
-  return undefined;
-}
-
-interface Addressed {
-  type: ResourceType;
-  ref: ObjectRef;
-  namespace: string | undefined;
-  describe: RequestDescription;
-}
-
-interface Context {
-  cluster: MemoryCluster;
-  scheduler: SchedulerLike;
-  manager: string;
-  options: MemoryClientOptions;
-  /** Where requests are recorded and faults looked up; none for `as()` clients. */
-  log?: { requests: MemoryRequest[]; faults: FaultQueue };
-}
-
-function buildClient(ctx: Context): KubeClient {
-  const { cluster, scheduler } = ctx;
-  const latency = ctx.options.latency ?? 0;
-  const maxThrottleRetries = ctx.options.maxThrottleRetries ?? 5;
-
-  const address = (target: ObjectTarget, verb: MemoryVerb, subresource?: 'status'): Addressed => {
-    const ref = toRef(target);
-    if (typeof ref.name !== 'string' || ref.name === '') {
-      throw new InvalidTargetError(`cannot address ${ref.kind ?? 'an object'} without a name (metadata.name is ${JSON.stringify(ref.name)})`);
-    }
-    const type = cluster.kinds.byKind(ref.apiVersion, ref.kind);
-    if (type.namespaced && (ref.namespace === undefined || ref.namespace === '')) {
-      throw new InvalidTargetError(`${ref.kind} "${ref.name}" has no namespace, but ${qualifiedResource(cluster.kinds.info(type))} are namespaced`);
-    }
-    const namespace = type.namespaced ? ref.namespace : undefined;
-    const describe: RequestDescription = { verb, resource: qualifiedResource(cluster.kinds.info(type)), name: ref.name, namespace, subresource };
-    return { type, ref, namespace, describe };
-  };
-
-  const manager = (o?: WriteOptions): string => o?.fieldManager ?? ctx.manager;
-
-  /** One request: waits its latency, meets any injected fault, runs `op` on the cluster, records what happened. */
-  async function request<R extends KubeObject | undefined>(
-    a: Addressed,
-    meta: { verb: MemoryVerb; subresource?: 'status'; patchType?: 'merge' | 'json'; body?: unknown; fieldManager?: string; created?: (r: R) => boolean },
-    signal: AbortSignal | undefined,
-    op: () => R,
-  ): Promise<R> {
-    if (signal?.aborted) throw signal.reason;
-    if (latency > 0) await delay(latency, scheduler, signal);
-    for (let attempt = 0; ; attempt++) {
-      const base: MemoryRequest = {
-        at: scheduler.now(),
-        verb: meta.verb,
-        ...(meta.subresource ? { subresource: meta.subresource } : {}),
-        ...(meta.patchType ? { patchType: meta.patchType } : {}),
-        apiVersion: a.ref.apiVersion,
-        kind: a.ref.kind,
-        resource: a.describe.resource,
-        ...(a.namespace !== undefined ? { namespace: a.namespace } : {}),
-        name: a.ref.name,
-        key: memoryKey(a.type, a.namespace, a.ref.name),
-        ...(meta.fieldManager !== undefined ? { fieldManager: meta.fieldManager } : {}),
-        ...(meta.body !== undefined ? { body: cloneJson(meta.body) } : {}),
-        code: 200,
-      };
-      const injected = ctx.log?.faults.take({ verb: meta.verb, type: a.type, name: a.ref.name, namespace: a.namespace, subresource: meta.subresource });
-      let failure: ApiError | undefined = injected;
-      let result: R | undefined;
-      if (failure === undefined) {
-        try {
-          result = op();
-        } catch (err) {
-          failure = toApiError(err);
-          if (failure === undefined) throw err;
-        }
-      }
-      if (failure === undefined) {
-        ctx.log?.requests.push({
-          ...base,
-          code: meta.created?.(result as R) ? 201 : 200,
-          ...(result?.metadata.resourceVersion !== undefined ? { resourceVersion: result.metadata.resourceVersion } : {}),
-        });
-        return (result === undefined ? result : cloneJson(result)) as R;
-      }
-      const error = errorFromResponse(a.describe, failure.code, JSON.stringify(failure.toStatus()), failure.headers['Retry-After']);
-      ctx.log?.requests.push({ ...base, code: failure.code, error, ...(injected ? { injected: true } : {}) });
-      const throttled = error.retryAfterSeconds !== undefined && (error.code === 429 || error.code >= 500);
-      if (!throttled || attempt >= maxThrottleRetries) throw error;
-      await delay(Math.min(error.retryAfterSeconds ?? 0, 30) * 1000, scheduler, signal);
-    }
-  }
-
-  const statusOf = (a: Addressed, subresource: 'status' | undefined): void => {
-    if (subresource === 'status' && !a.type.status) throw notFound({ group: a.type.group, resource: `${a.type.resource}/status` }, a.ref.name);
-  };
-
-  const get = async <T extends KubeObject>(target: ObjectTarget, o?: CallOptions): Promise<T> => {
-    const a = address(target, 'get');
-    return request(a, { verb: 'get' }, o?.signal, () => cluster.get(a.type, a.namespace, a.ref.name) as T);
-  };
-
-  const create = async <T extends KubeObject>(object: T, o?: WriteOptions): Promise<T> => {
-    const a = address(object, 'create');
-    const fieldManager = manager(o);
-    return request(a, { verb: 'create', body: object, fieldManager, created: () => true }, o?.signal, () => cluster.create(a.type, object, { manager: fieldManager }) as T);
-  };
-
-  const put = async <T extends KubeObject>(object: T, o: WriteOptions | undefined, subresource?: 'status'): Promise<T> => {
-    const a = address(object, 'update', subresource);
-    const fieldManager = manager(o);
-    return request(a, { verb: 'update', subresource, body: object, fieldManager }, o?.signal, () => {
-      statusOf(a, subresource);
-      return cluster.update(a.type, object, { manager: fieldManager, ...(subresource ? { subresource } : {}) }) as T;
-    });
-  };
-
-  const patch = async <T extends KubeObject>(target: ObjectTarget, body: object | readonly JsonPatchOperation[], o: WriteOptions | undefined, subresource?: 'status'): Promise<T> => {
-    if (body === null || typeof body !== 'object') {
-      throw new TypeError(`a patch must be an object (merge patch) or an array of operations (JSON patch), got ${String(body)}`);
-    }
-    const a = address(target, 'patch', subresource);
-    const fieldManager = manager(o);
-    const json = Array.isArray(body);
-    return request(a, { verb: 'patch', subresource, patchType: json ? 'json' : 'merge', body, fieldManager }, o?.signal, () => {
-      statusOf(a, subresource);
-      const live = cluster.get(a.type, a.namespace, a.ref.name);
-      const patched = json ? applyJsonPatch(cloneJson(live) as never, body) : applyMergePatch7396(cloneJson(live) as never, body);
-      return cluster.update(a.type, patched, { manager: fieldManager, ...(subresource ? { subresource } : {}) }) as T;
-    });
-  };
-
-  const mutated = async <T extends KubeObject>(base: T, mutate: Mutate<T>, what: string): Promise<T> => {
-    const copy = cloneJson(base);
-    const result = await mutate(copy);
-    const next = result === undefined ? copy : result;
-    if (next === null || typeof next !== 'object' || next.metadata === null || typeof next.metadata !== 'object') {
-      throw new MutateIdentityError(`${what}: mutate left no object with metadata`);
-    }
-    const before = `${base.metadata.namespace ?? ''}/${base.metadata.name ?? ''}`;
-    const after = `${next.metadata.namespace ?? ''}/${next.metadata.name ?? ''}`;
-    if (before !== after) throw new MutateIdentityError(`${what}: mutate must not change the name or namespace (${before} became ${after})`);
-    return next;
-  };
-
-  const conflicts = (signal?: AbortSignal) => ({
-    backoff: ctx.options.conflictBackoff,
-    scheduler,
-    random: ctx.options.random ?? (() => 0),
-    signal,
-  });
-
-  const changed = (before: KubeObject, after: KubeObject): 'updated' | 'unchanged' =>
-    before.metadata.resourceVersion !== undefined && before.metadata.resourceVersion === after.metadata.resourceVersion ? 'unchanged' : 'updated';
-
-  return {
-    get,
-    create,
-    update: async (object, o) => put(object, o),
-
-    async apply(object, o?: ApplyOptions) {
-      const subresource = o?.subresource;
-      const a = address(object, 'apply', subresource);
-      const fieldManager = manager(o);
-      const body: KubeObject = { ...object, metadata: { ...object.metadata } };
-      delete body.metadata.managedFields;
-      let created = false;
-      return request(a, { verb: 'apply', subresource, body, fieldManager, created: () => created }, o?.signal, () => {
-        statusOf(a, subresource);
-        const live = cluster.find(a.type, a.namespace, a.ref.name);
-        if (live === undefined && subresource !== undefined) throw notFound({ group: a.type.group, resource: a.type.resource }, a.ref.name);
-        const { object: merged } = serverSideApply({
-          live,
-          applied: body,
-          manager: fieldManager,
-          force: o?.force === true,
-          kind: { group: a.type.group, kind: a.type.kind },
-          builtin: a.type.builtin,
-          now: cluster.timestamp(),
-          ...(subresource ? { subresource } : {}),
-          resetFields: resetFieldsFor(a.type, subresource, body, ...(live ? [live] : [])),
-        });
-        created = live === undefined;
-        if (live === undefined) return cluster.create(a.type, merged, { manager: fieldManager, managedFieldsDone: true }) as typeof object;
-        const next = merged as KubeObject;
-        const rv = body.metadata.resourceVersion;
-        return cluster.update(a.type, { ...next, metadata: { ...next.metadata, resourceVersion: rv ? rv : live.metadata.resourceVersion } }, {
-          manager: fieldManager,
-          managedFieldsDone: true,
-          ...(subresource ? { subresource } : {}),
-        }) as typeof object;
-      });
-    },
-
-    async createOrUpdate(object, mutate, o) {
-      const a = address(object, 'update');
-      const what = `createOrUpdate ${a.describe.resource} "${a.namespace ? `${a.namespace}/` : ''}${a.ref.name}"`;
-      return retryOnConflict(
-        a.describe,
-        async () => {
-          let current: typeof object;
-          try {
-            current = await get(object, o);
-          } catch (err) {
-            if (!isNotFound(err)) throw err;
-            const desired = await mutated(object, mutate, what);
-            try {
-              return { result: 'created' as const, object: await create(desired, o) };
-            } catch (createErr) {
-              // Created by someone else since the read: read again, as after a conflict.
-              if (isAlreadyExists(createErr) && createErr instanceof KubeApiError) {
-                throw new KubeApiError(createErr.request, { code: 409, reason: 'Conflict', message: createErr.serverMessage, cause: createErr });
-              }
-              throw createErr;
-            }
-          }
-          const next = await mutated(current, mutate, what);
-          if (jsonEqual(current, next)) return { result: 'unchanged' as const, object: current };
-          const written = await put(next, o);
-          return { result: changed(current, written), object: written };
-        },
-        conflicts(o?.signal),
-      );
-    },
-
-    async patchMerge(target, body, o) {
-      if (Array.isArray(body)) throw new TypeError('patchMerge takes an object; use patchJson for an array of JSON patch operations');
-      return patch(target, body, o);
-    },
-
-    async patchJson(target, operations, o) {
-      if (!Array.isArray(operations)) throw new TypeError('patchJson takes an array of JSON patch operations');
-      return patch(target, operations, o);
-    },
-
-    async updateStatus<T extends KubeObject>(object: T, mutate?: Mutate<T>, o?: WriteOptions): Promise<WriteResult<T>> {
-      const a = address(object, 'update', 'status');
-      const what = `updateStatus ${a.describe.resource} "${a.namespace ? `${a.namespace}/` : ''}${a.ref.name}"`;
-      const withStatus: Mutate<T> =
-        mutate ??
-        ((current) => {
-          (current as { status?: unknown }).status = cloneJson((object as { status?: unknown }).status);
-        });
-      return retryOnConflict(
-        a.describe,
-        async (n) => {
-          let base: T;
-          let next: T;
-          if (n === 0 && mutate === undefined && object.metadata.resourceVersion !== undefined) {
-            base = object;
-            next = object;
-          } else {
-            base = await get<T>(object, o);
-            next = await mutated(base, withStatus, what);
-            if (jsonEqual(base, next)) return { result: 'unchanged' as const, object: base };
-          }
-          const written = await put(next, o, 'status');
-          return { result: changed(base, written), object: written };
-        },
-        conflicts(o?.signal),
-      );
-    },
-
-    patchStatus: async (target, body, o) => patch(target, body, o, 'status'),
-
-    async remove<T extends KubeObject>(target: ObjectTarget, o?: RemoveOptions) {
-      const a = address(target, 'delete');
-      const body: Record<string, unknown> = {};
-      if (o?.propagationPolicy !== undefined) body.propagationPolicy = o.propagationPolicy;
-      if (o?.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = o.gracePeriodSeconds;
-      if (o?.preconditions !== undefined) body.preconditions = o.preconditions;
-      let outcome: { object: KubeObject; deleted: boolean } | undefined;
-      try {
-        const object = await request(a, { verb: 'delete', body }, o?.signal, () => {
-          outcome = cluster.delete(a.type, a.namespace, a.ref.name, {
-            ...(o?.propagationPolicy ? { propagationPolicy: o.propagationPolicy } : {}),
-            ...(o?.preconditions ? { preconditions: o.preconditions } : {}),
-          });
-          return outcome.object;
-        });
-        return { result: outcome?.deleted ? ('deleted' as const) : ('deleting' as const), object: object as T };
-      } catch (err) {
-        if (isNotFound(err)) return { result: 'absent' as const };
-        throw err;
-      }
-    },
-
-    async resource(apiVersion, kind) {
-      return cluster.kinds.info(cluster.kinds.byKind(apiVersion, kind));
-    },
-  };
-}
-
 /**
  * An in-memory `KubeClient` for tests (see `MemoryClient` for what it does
  * as the API server does, and what it simplifies).
@@ -442,7 +94,7 @@ export function memoryClient(options: MemoryClientOptions = {}): MemoryClient {
   const cluster = new MemoryCluster(kinds, () => scheduler.now());
   const requests: MemoryRequest[] = [];
   const faults = new FaultQueue();
-  const client = buildClient({ cluster, scheduler, manager: options.fieldManager ?? 'rxkube', options, log: { requests, faults } });
+  const client = memoryKubeClient({ cluster, scheduler, manager: options.fieldManager ?? 'rxkube', options, log: { requests, faults } });
   const seedManager = 'seed';
 
   const seedOne = <T extends KubeObject>(object: T): T => {
@@ -478,7 +130,7 @@ export function memoryClient(options: MemoryClientOptions = {}): MemoryClient {
       cluster.list(kinds.byKind(apiVersion, kind), namespace).map((o) => cloneJson(o) as T),
     watch: <T extends KubeObject>(resource: ResourceRef, o: { labelSelector?: string; fieldSelector?: string } = {}) =>
       memoryWatch<T>(cluster, resource, { ...o, scheduler, ...(options.watchLatency !== undefined ? { latency: options.watchLatency } : {}) }),
-    as: (fieldManager: string) => buildClient({ cluster, scheduler, manager: fieldManager, options: { ...options, latency: 0 } }),
+    as: (fieldManager: string) => memoryKubeClient({ cluster, scheduler, manager: fieldManager, options: { ...options, latency: 0 } }),
     serve: (resource: MemoryResource) => kinds.add(resource),
     cluster,
   };

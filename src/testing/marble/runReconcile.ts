@@ -120,7 +120,8 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 
 function servedResources<T extends KubeObject>(options: RunReconcileOptions<T>): MemoryResource[] {
   const watched = [options.for, ...(options.owns ?? []), ...(options.watches ?? []).map((w) => w.resource)];
-  return [...watched.map(({ group, version, resource, kind }) => ({ group, version, resource, kind })), ...(options.client?.resources ?? [])];
+  // The client's own first: a CRD given there (with its scope and schema) wins over the bare shape of a watched resource.
+  return [...(options.client?.resources ?? []), ...watched.map(({ group, version, resource, kind }) => ({ group, version, resource, kind }))];
 }
 
 /**
@@ -314,7 +315,7 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
   const stopOnFailure = () => {
     if (changeFailure !== undefined) throw changeFailure;
   };
-  let stop: { reason: 'idle' | 'until'; frame: number } | undefined;
+  let stop: { reason: 'idle' | 'until' | 'stopped'; frame: number } | undefined;
   let stoppedBy: ReconcileRun<T>['stoppedBy'];
   try {
     for (;;) {
@@ -323,6 +324,7 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
         maxTime: maxTime ?? 24 * 3600_000,
         maxSteps: maxSteps ?? 100_000,
         afterStep: stopOnFailure,
+        stopWhen: () => completed,
       });
       if (stop.reason !== 'idle' || completed) break;
       // Idle with reconciles in flight: give callbacks outside virtual time a few turns to come back.
@@ -337,15 +339,16 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
           'Wait through the run\'s scheduler (and the client it is given) instead.',
       );
     }
-    stoppedBy = completed ? 'completed' : stop.reason;
+    stoppedBy = completed || stop.reason === 'stopped' ? 'completed' : stop.reason;
   } finally {
     recording = false;
-    shutdown.abort();
-    // Let reconciles still in flight finish their grace period in virtual time, unrecorded, so nothing runs on after the test.
-    const end = scheduler.frame + (options.gracePeriod ?? 30_000);
-    await runVirtualTime(scheduler, { until: end, afterStep: () => undefined }).catch(() => undefined);
-    main.unsubscribe();
     for (const s of subscriptions) s.unsubscribe();
+    shutdown.abort();
+    // Reconciles still in flight get their grace period, in virtual time and unrecorded, so that nothing runs on after the test.
+    if (!completed) {
+      await runVirtualTime(scheduler, { until: scheduler.frame + (options.gracePeriod ?? 30_000), stopWhen: () => completed }).catch(() => undefined);
+    }
+    main.unsubscribe();
   }
 
   if (outputError !== undefined && !outcomesExpected) {

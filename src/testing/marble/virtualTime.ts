@@ -12,8 +12,8 @@ export function settle(): Promise<void> {
 
 /** Where a run of virtual time stopped. */
 export interface VirtualTimeStop {
-  /** `idle`: nothing was left to do; `until`: the time limit came first. */
-  reason: 'idle' | 'until';
+  /** `idle`: nothing was left to do; `until`: the time limit came first; `stopped`: `stopWhen` said so. */
+  reason: 'idle' | 'until' | 'stopped';
   /** The virtual time reached (ms). */
   frame: number;
   /** Actions executed. */
@@ -29,6 +29,8 @@ export interface RunVirtualTimeOptions {
   maxSteps?: number;
   /** Called after each step, once microtasks have settled; a thrown error ends the run. */
   afterStep?: () => void;
+  /** Checked after each step, once microtasks have settled: true ends the run there. */
+  stopWhen?: () => boolean;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function runVirtualTime(scheduler: VirtualTimeScheduler, options: R
   for (let steps = 0; ; steps++) {
     await settle();
     options.afterStep?.();
+    if (options.stopWhen?.() === true) return { reason: 'stopped', frame: scheduler.frame, steps };
     const next = scheduler.actions[0];
     if (next === undefined) return { reason: 'idle', frame: scheduler.frame, steps };
     if (options.until !== undefined && next.delay > options.until) {
