@@ -40,4 +40,18 @@ describe('embedded API server: robustness against malformed requests', () => {
     expect(statusBody(answer)).to.deep.include({ kind: 'Status', code: 400, reason: 'BadRequest', message: 'the request target "http://[" is not a valid URL' });
     await expectHealthy();
   });
+
+  it('answers a method Node cannot parse with 405 MethodNotAllowed as a Status', async () => {
+    const answer = await rawRequest(server, 'FOO /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(answer).to.match(/^HTTP\/1\.1 405 /);
+    expect(statusBody(answer)).to.deep.include({ kind: 'Status', code: 405, reason: 'MethodNotAllowed' });
+    await expectHealthy();
+  });
+
+  it('answers a request head too large to parse with 431 as a Status', async () => {
+    const answer = await rawRequest(server, `GET /api/v1/namespaces/default/configmaps?labelSelector=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(answer).to.match(/^HTTP\/1\.1 431 /);
+    expect(statusBody(answer)).to.deep.include({ kind: 'Status', code: 431, reason: 'RequestHeaderFieldsTooLarge' });
+    await expectHealthy();
+  });
 });

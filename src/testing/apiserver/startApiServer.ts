@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createDefaultLogger, type Logger } from '../../logger.js';
 import type { KubeObject } from '../../types.js';
+import { answerClientError } from './clientError.js';
 import { Cluster } from './cluster.js';
 import { toVersion } from './conversion.js';
 import { Faults } from './faults.js';
@@ -138,10 +139,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
+  server.on('clientError', answerClientError);
   const bound = await listen(server, options.port ?? 0, host);
   address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
   const url = `http://${address}`;
