@@ -42,7 +42,7 @@ export function raw(
   server: ApiServer,
   method: string,
   path: string,
-  options: { body?: string; headers?: Record<string, string> } = {},
+  options: { body?: string | Buffer; headers?: Record<string, string> } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(`${server.url}${path}`, { method, headers: options.headers }, (res) => {

@@ -124,6 +124,25 @@ describe('embedded API server: bad input', () => {
     expect(res.status).to.equal(201);
   });
 
+  it('reads Kubernetes protobuf bodies of the kinds kubectl builds, and refuses what it cannot read with 415', async () => {
+    const str = (field: number, value: string): Buffer => message(field, Buffer.from(value));
+    const message = (field: number, body: Buffer): Buffer => Buffer.concat([Buffer.from([(field << 3) | 2, body.length]), body]);
+    const envelope = (kind: string, raw: Buffer): Buffer =>
+      Buffer.concat([Buffer.from('k8s\u0000', 'latin1'), message(1, Buffer.concat([str(1, 'v1'), str(2, kind)])), message(2, raw)]);
+    const configMap = Buffer.concat([message(1, str(1, 'from-proto')), message(2, Buffer.concat([str(1, 'k'), str(2, 'v')]))]);
+    const headers = { 'Content-Type': 'application/vnd.kubernetes.protobuf', Accept: 'application/vnd.kubernetes.protobuf,application/json' };
+    const created = await raw(server, 'POST', cmPath, { body: envelope('ConfigMap', configMap), headers });
+    expect(created.status).to.equal(201);
+    expect(created.headers['content-type']).to.equal('application/json');
+    expect(created.json()).to.deep.include({ kind: 'ConfigMap', data: { k: 'v' } });
+    const withUnknownField = Buffer.concat([configMap, str(15, 'surprise')]);
+    const refused = await raw(server, 'POST', cmPath, { body: envelope('ConfigMap', withUnknownField), headers });
+    expect(refused.status).to.equal(415);
+    expect(refused.json().message).to.match(/field 15 of the object is not supported/);
+    const otherKind = await raw(server, 'POST', cmPath, { body: envelope('ReplicationController', configMap), headers });
+    expect(otherKind.status).to.equal(415);
+  });
+
   it('answers an unknown resource, group or path with 404 NotFound', async () => {
     for (const path of ['/api/v1/namespaces/default/widgets', '/apis/nope.example.com/v1/things', '/apis/apps/v9/deployments', '/nothing/here']) {
       const res = await raw(server, 'GET', path);

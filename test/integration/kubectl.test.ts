@@ -159,6 +159,21 @@ const widget = (size: number, tier = 'gold'): Record<string, unknown> => ({
     expect(await ok(['get', 'deployment', 'web', '-o', 'jsonpath={.spec.replicas} {.metadata.labels.team}'])).to.equal('4 a');
   });
 
+  it('creates the objects kubectl builds itself (sent as protobuf): namespace, configmap, secret, run, deployment, service', async () => {
+    expect(await ok(['create', 'namespace', 'team'])).to.equal('namespace/team created\n');
+    expect(await ok(['create', 'configmap', 'settings', '-n', 'team', '--from-literal=mode=fast'])).to.equal('configmap/settings created\n');
+    expect(await ok(['create', 'secret', 'generic', 'token', '-n', 'team', '--from-literal=key=s3cret'])).to.equal('secret/token created\n');
+    expect(await ok(['run', 'shell', '-n', 'team', '--image=busybox', '--env=A=B', '--port=8080', '--labels=role=shell'])).to.equal('pod/shell created\n');
+    expect(await ok(['create', 'deployment', 'api', '-n', 'team', '--image=nginx:1.27', '--replicas=2'])).to.equal('deployment.apps/api created\n');
+    expect(await ok(['create', 'service', 'clusterip', 'api', '-n', 'team', '--tcp=80:8080'])).to.equal('service/api created\n');
+    expect(await ok(['get', 'configmap', 'settings', '-n', 'team', '-o', 'jsonpath={.data.mode}'])).to.equal('fast');
+    expect(Buffer.from(await ok(['get', 'secret', 'token', '-n', 'team', '-o', 'jsonpath={.data.key}']), 'base64').toString()).to.equal('s3cret');
+    expect(await ok(['get', 'pod', 'shell', '-n', 'team', '-o', 'jsonpath={.spec.containers[0].env[0].value} {.spec.containers[0].ports[0].containerPort} {.metadata.labels.role}'])).to.equal('B 8080 shell');
+    expect(await ok(['get', 'deployment', 'api', '-n', 'team', '-o', 'jsonpath={.spec.replicas} {.spec.selector.matchLabels.app}'])).to.equal('2 api');
+    expect(await ok(['get', 'service', 'api', '-n', 'team', '-o', 'jsonpath={.spec.ports[0].port}:{.spec.ports[0].targetPort}'])).to.equal('80:8080');
+    expect(await ok(['delete', 'namespace', 'team'])).to.equal('namespace "team" deleted\n');
+  });
+
   it('deletes, and then reports NotFound', async () => {
     expect(await ok(['delete', 'deployment', 'web'])).to.equal('deployment.apps "web" deleted\n');
     const run = await kubectl(['get', 'deployment', 'web']);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
+import { decodeProtobufObject, protobufMediaType } from './protobuf.js';
 import { ApiError, badRequest, requestEntityTooLarge, unsupportedMediaType } from './statusError.js';
 
 /** Reading request bodies and writing JSON responses, with kube's limits and errors. */
@@ -7,7 +8,7 @@ import { ApiError, badRequest, requestEntityTooLarge, unsupportedMediaType } fro
 /** kube-apiserver's limit on a request body. */
 export const maxBodyBytes = 3 * 1024 * 1024;
 
-export function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<string> {
+export function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -23,7 +24,7 @@ export function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<st
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks).toString('utf8'));
+      if (!failed) resolve(Buffer.concat(chunks));
     });
     req.on('error', (error) => {
       if (!failed) {
@@ -39,13 +40,19 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
-export const objectMediaTypes = ['application/json', 'application/yaml'] as const;
+/** Reads a body as UTF-8 text. */
+export async function readText(req: IncomingMessage): Promise<string> {
+  return (await readBody(req)).toString('utf8');
+}
 
-/** Parses a create/update body in JSON or YAML; other media types are 415, bad syntax 400. */
-export function parseObjectBody(text: string, contentType: string | undefined): unknown {
+export const objectMediaTypes = ['application/json', 'application/yaml', protobufMediaType] as const;
+
+/** Parses a create/update body in JSON, YAML or (for the kinds kubectl builds) protobuf; other media types are 415, bad syntax 400. */
+export function parseObjectBody(body: Buffer, contentType: string | undefined): unknown {
   const type = mediaType(contentType);
-  if (type === '' || type === 'application/json' || type === '*/*') return parseJson(text);
-  if (type === 'application/yaml') return parseYamlBody(text);
+  if (type === '' || type === 'application/json' || type === '*/*') return parseJson(body.toString('utf8'));
+  if (type === 'application/yaml') return parseYamlBody(body.toString('utf8'));
+  if (type === protobufMediaType) return decodeProtobufObject(body);
   throw unsupportedMediaType(type, objectMediaTypes);
 }
 

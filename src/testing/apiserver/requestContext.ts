@@ -13,7 +13,6 @@ export interface ServerContext {
   readonly cluster: Cluster;
   readonly faults: Faults;
   readonly bookmarkIntervalMs: number;
-  readonly watchBacklogLimit: number;
   readonly logger: Logger;
 }
 

@@ -1,7 +1,7 @@
 import type { KubeObject } from '../../types.js';
 import { toVersion } from './conversion.js';
 import { parseDeleteOptions } from './deletion.js';
-import { mediaType, parseJson, parseObjectBody, parseOptionalJson, parseYamlBody, readBody, sendJson, sendJsonText } from './httpIo.js';
+import { mediaType, parseJson, parseObjectBody, parseOptionalJson, parseYamlBody, readBody, readText, sendJson, sendJsonText } from './httpIo.js';
 import { isPlainObject } from './immutable.js';
 import { listPage, type ListPage } from './list.js';
 import { managerFromUserAgent, timestamp } from './objectMeta.js';
@@ -157,7 +157,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
   if (!accepted.includes(contentType) && !(contentType === 'application/strategic-merge-patch+json')) {
     throw unsupportedMediaType(contentType, accepted);
   }
-  const text = await readBody(r.req);
+  const text = await readText(r.req);
   const options = writeOptions(r);
   const cluster = r.server.cluster;
   const apply = contentType === applyPatchType;
@@ -227,7 +227,7 @@ function returnsDeletedObject(type: ResourceType): boolean {
 export async function handleDelete(r: ResourceRequest): Promise<void> {
   const name = requireName(r);
   if (r.subresource !== undefined) throw methodNotAllowed();
-  const options = parseDeleteOptions(parseOptionalJson(await readBody(r.req)), r.query);
+  const options = parseDeleteOptions(parseOptionalJson(await readText(r.req)), r.query);
   const result = r.server.cluster.delete(r.type, r.namespace, name, options);
   if (!result.deleted || returnsDeletedObject(r.type)) return sendObject(r, 200, objectJson(r.type, result.stored));
   const details: Record<string, string> = { name, kind: r.type.resource };
@@ -240,7 +240,7 @@ export async function handleDelete(r: ResourceRequest): Promise<void> {
 export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
   if (r.subresource !== undefined) throw methodNotAllowed();
   if (r.type.namespaced && r.namespace === undefined) throw methodNotAllowed();
-  const options = parseDeleteOptions(parseOptionalJson(await readBody(r.req)), r.query);
+  const options = parseDeleteOptions(parseOptionalJson(await readText(r.req)), r.query);
   const filter = parseFilter(r.type, r.query.get('labelSelector'), r.query.get('fieldSelector'));
   const cluster = r.server.cluster;
   const page = listPage(cluster.store, r.type, {

@@ -15,7 +15,6 @@ import type { StoredObject } from './objectStore.js';
 import { RequestLog, type RequestLogEntry } from './requestLog.js';
 import { describeRef, type ResourceRef, type ResourceType } from './resourceType.js';
 import { ApiError } from './statusError.js';
-import { defaultBacklogLimit } from './watchStream.js';
 
 /**
  * Starts the embedded Kubernetes API server: an in-memory kube-apiserver
@@ -37,20 +36,17 @@ export interface ApiServerOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Changes kept for watch resume and consistent paging; older ones are 410 Expired. Default 10,000. */
+  /**
+   * Changes kept for watch resume and consistent paging; older ones are 410
+   * Expired. A watch whose client reads so slowly that it falls out of this
+   * window is ended (cleanly, as kube ends slow watchers). Default 10,000.
+   */
   historyWindow?: number;
   /** Period of BOOKMARK events on watches that allow them. Default 60,000 ms, as kube. */
   bookmarkIntervalMs?: number;
   logger?: Logger;
   /** When set, every request needs `Authorization: Bearer <token>` (else 401). */
   token?: string;
-  /**
-   * How far (in characters of events not yet sent) a watch may fall behind
-   * a client that reads too slowly before the server ends it cleanly, as
-   * kube-apiserver ends slow watchers (the client resumes from its last
-   * resourceVersion). Default 256 MiB.
-   */
-  watchBacklogLimit?: number;
 }
 
 export interface ApiServer {
@@ -115,7 +111,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     cluster,
     faults,
     bookmarkIntervalMs,
-    watchBacklogLimit: options.watchBacklogLimit ?? defaultBacklogLimit,
     logger,
     token,
     requestLog,

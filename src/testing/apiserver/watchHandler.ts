@@ -1,21 +1,21 @@
 import { parseResourceVersion } from './list.js';
 import type { StoredObject } from './objectStore.js';
-import { objectJson, type ResourceRequest } from './requestContext.js';
+import type { ResourceRequest } from './requestContext.js';
 import { apiVersionOf } from './resourceType.js';
 import { escapeFieldValue } from './fieldSelector.js';
 import { isSelective, matchesFilter, parseFilter } from './selectors.js';
 import { ApiError, badRequest, invalid, tooLargeResourceVersion, type FieldError } from './statusError.js';
 import { tableOptions, toTable } from './table.js';
-import { lineFor, lineForStored, type Watcher } from './watchHub.js';
+import { Watcher } from './watcher.js';
 import { WatchStream } from './watchStream.js';
 
 /**
  * Opens a watch: picks where it starts (synthetic ADDED events for the
  * current objects when started without a resourceVersion or with
  * `sendInitialEvents`, else a replay of the history after the given
- * version, or 410 Expired when the history no longer reaches it), then
- * registers it for live events. Replay and registration happen in one
- * synchronous step, so no change falls between them.
+ * version, or 410 Expired when the history no longer reaches it). The
+ * watcher is registered and starts catching up in one synchronous step, so
+ * no change falls between the two (see watcher.ts).
  */
 
 function watchOptionsInvalid(errors: FieldError[]): Error {
@@ -79,24 +79,33 @@ export function handleWatch(r: ResourceRequest): void {
   }
 
   const table = tableOptions(r.req.headers.accept, q);
-  const stream = new WatchStream(r.res, {
+  const namespace = r.type.namespaced ? r.namespace : undefined;
+  let initial: StoredObject[] | undefined;
+  if (startsWithState) {
+    const snapshot = store.current(r.type.storageKey);
+    const prefix = namespace === undefined ? undefined : `${namespace}/`;
+    initial = [];
+    for (const key of snapshot.keys) {
+      if (prefix !== undefined && !key.startsWith(prefix)) continue;
+      const stored = snapshot.objects.get(key) as StoredObject;
+      if (isSelective(filter) && !matchesFilter(filter, stored.object)) continue;
+      initial.push(stored);
+    }
+  }
+  const stream: WatchStream = new WatchStream(r.res, {
     kind: r.type.kind,
     apiVersion: apiVersionOf(r.type),
     bookmarks,
     bookmarkIntervalMs: r.server.bookmarkIntervalMs,
     timeoutSeconds,
-    backlogLimit: r.server.watchBacklogLimit,
-    currentResourceVersion: () => store.resourceVersion,
+    bookmarkResourceVersion: (): number | undefined => watcher.bookmarkResourceVersion,
     onClosed: () => cluster.hub.remove(watcher),
   });
-  const watcher: Watcher = {
-    storageKey: r.type.storageKey,
-    type: r.type,
-    namespace: r.type.namespaced ? r.namespace : undefined,
-    filter,
-    stream,
+  const watcher: Watcher = new Watcher(store, r.type.storageKey, r.type, namespace, filter, stream, from, {
+    initial,
+    endBookmark: sendInitial === 'true' ? { 'k8s.io/initial-events-end': 'true' } : undefined,
     encode: table === undefined ? undefined : (stored: StoredObject) => JSON.stringify(toTable(r.type, [stored], { rv: stored.rv }, table)),
-  };
+  });
   r.log.status = 200;
   if (expired !== undefined) {
     // The watch cache's answer: a 200 whose only event is the 410, then the end.
@@ -106,21 +115,6 @@ export function handleWatch(r: ResourceRequest): void {
     return;
   }
   stream.open(faults.watchesSilenced);
-  if (startsWithState) {
-    const snapshot = store.current(r.type.storageKey);
-    const prefix = watcher.namespace === undefined ? undefined : `${watcher.namespace}/`;
-    for (const key of snapshot.keys) {
-      if (prefix !== undefined && !key.startsWith(prefix)) continue;
-      const stored = snapshot.objects.get(key) as StoredObject;
-      if (isSelective(filter) && !matchesFilter(filter, stored.object)) continue;
-      stream.send(table === undefined ? `{"type":"ADDED","object":${objectJson(r.type, stored)}}\n` : lineForStored(watcher, 'ADDED', stored));
-    }
-    if (sendInitial === 'true') stream.bookmark({ 'k8s.io/initial-events-end': 'true' });
-  } else {
-    for (const event of store.changesSince(r.type.storageKey, from)) {
-      const line = lineFor(watcher, event);
-      if (line !== undefined) stream.send(line);
-    }
-  }
-  if (!stream.isClosed) cluster.hub.add(watcher);
+  cluster.hub.add(watcher);
+  watcher.catchUp();
 }

@@ -6,7 +6,7 @@ import { isSelective, matchesFilter, type ObjectFilter } from './selectors.js';
 import type { WatchStream } from './watchStream.js';
 
 /**
- * The open watches, by resource, and the fan-out of each change to them.
+ * The open watches, by resource, and the lines each change makes for them.
  *
  * The fast path: a watcher of the stored version without selectors gets the
  * line cached on the change event, built once for all such watchers.
@@ -14,14 +14,21 @@ import type { WatchStream } from './watchStream.js';
  * that starts matching arrives as ADDED, one that stops matching leaves as
  * DELETED (its previous state, at the new resourceVersion).
  */
-export interface Watcher {
-  readonly storageKey: string;
+/** What decides the lines a watch gets. */
+export interface WatchTarget {
   readonly type: ResourceType;
   readonly namespace: string | undefined;
   readonly filter: ObjectFilter;
-  readonly stream: WatchStream;
   /** A different encoding of objects (a Table for kubectl); disables the shared line cache. */
   readonly encode?: (stored: StoredObject) => string;
+}
+
+/** An open watch as the hub sees it. */
+export interface HubWatcher {
+  readonly storageKey: string;
+  readonly stream: WatchStream;
+  /** Takes a change just committed. */
+  deliver(event: ChangeEvent): void;
 }
 
 export function watchLine(type: WatchEventType, json: string): string {
@@ -29,13 +36,13 @@ export function watchLine(type: WatchEventType, json: string): string {
 }
 
 /** The line for `object` as `watcher` sees it, converting when it watches another version. */
-export function lineForStored(watcher: Watcher, type: WatchEventType, stored: StoredObject): string {
+export function lineForStored(watcher: WatchTarget, type: WatchEventType, stored: StoredObject): string {
   if (watcher.encode !== undefined) return watchLine(type, watcher.encode(stored));
   if (servesStoredForm(watcher.type, stored)) return watchLine(type, stored.json);
   return watchLine(type, JSON.stringify(toVersion(watcher.type, stored.object)));
 }
 
-function cachedLine(watcher: Watcher, event: ChangeEvent, type: WatchEventType, stored: StoredObject): string {
+function cachedLine(watcher: WatchTarget, event: ChangeEvent, type: WatchEventType, stored: StoredObject): string {
   if (watcher.encode !== undefined || !servesStoredForm(watcher.type, stored)) return lineForStored(watcher, type, stored);
   const lines = event.lines as Record<WatchEventType, string | undefined>;
   let line = lines[type];
@@ -52,7 +59,7 @@ function leftAt(event: ChangeEvent, prev: StoredObject): StoredObject {
 }
 
 /** The line `event` makes for `watcher`, or undefined when the watcher should not see it. */
-export function lineFor(watcher: Watcher, event: ChangeEvent): string | undefined {
+export function lineFor(watcher: WatchTarget, event: ChangeEvent): string | undefined {
   if (watcher.namespace !== undefined && event.namespace !== watcher.namespace) return undefined;
   if (!isSelective(watcher.filter)) return cachedLine(watcher, event, event.type, event.current);
   const before = event.prev !== undefined && matchesFilter(watcher.filter, event.prev.object);
@@ -70,9 +77,9 @@ export function lineFor(watcher: Watcher, event: ChangeEvent): string | undefine
 }
 
 export class WatchHub {
-  private readonly byStorage = new Map<string, Set<Watcher>>();
+  private readonly byStorage = new Map<string, Set<HubWatcher>>();
 
-  add(watcher: Watcher): void {
+  add(watcher: HubWatcher): void {
     let set = this.byStorage.get(watcher.storageKey);
     if (set === undefined) {
       set = new Set();
@@ -81,7 +88,7 @@ export class WatchHub {
     set.add(watcher);
   }
 
-  remove(watcher: Watcher): void {
+  remove(watcher: HubWatcher): void {
     const set = this.byStorage.get(watcher.storageKey);
     set?.delete(watcher);
     if (set?.size === 0) this.byStorage.delete(watcher.storageKey);
@@ -90,14 +97,11 @@ export class WatchHub {
   dispatch(event: ChangeEvent): void {
     const set = this.byStorage.get(event.storageKey);
     if (set === undefined) return;
-    for (const watcher of set) {
-      const line = lineFor(watcher, event);
-      if (line !== undefined) watcher.stream.send(line);
-    }
+    for (const watcher of set) watcher.deliver(event);
   }
 
-  all(): Watcher[] {
-    const out: Watcher[] = [];
+  all(): HubWatcher[] {
+    const out: HubWatcher[] = [];
     for (const set of this.byStorage.values()) out.push(...set);
     return out;
   }
@@ -109,7 +113,7 @@ export class WatchHub {
   }
 
   /** Watchers of one resource (to end them when a CRD stops serving it). */
-  of(storageKey: string): Watcher[] {
+  of(storageKey: string): HubWatcher[] {
     return [...(this.byStorage.get(storageKey) ?? [])];
   }
 }

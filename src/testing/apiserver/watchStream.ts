@@ -2,19 +2,15 @@ import type { ServerResponse } from 'node:http';
 
 /**
  * One open watch response: newline-delimited JSON over a chunked 200
- * response. Events written in the same tick go out in one socket write
- * (corked until the next tick), so a burst costs one syscall, and nothing
- * waits longer than the current tick. When the client reads slower than
- * events come, lines wait in a backlog of references to the shared,
- * already-serialized lines (no copy per watcher) and go out as the socket
- * drains; a watcher that falls more than `backlogLimit` behind is ended
- * cleanly, as kube-apiserver ends watchers too slow to keep up, and resumes
- * from its last resourceVersion. Bookmarks, `timeoutSeconds` and the fault
- * switches (silence, drop, clean close) live here too.
+ * response. Lines written in the same tick go out in one socket write
+ * (corked until the next tick), so a burst costs one syscall and nothing
+ * waits longer than the current tick. The stream says when it cannot take
+ * more (the socket buffer is full, or the watch is silenced by a fault) and
+ * calls back when it can again; what to send then is the watcher's
+ * business (it reads on from the history), so a slow client costs no
+ * per-watch queue. Bookmarks, `timeoutSeconds` and the fault switches
+ * (silence, drop, clean close) live here too.
  */
-
-/** Default of how far (in characters of pending lines) a watcher may fall behind before it is ended. */
-export const defaultBacklogLimit = 256 * 1024 * 1024;
 export interface WatchStreamOptions {
   /** `kind` and `apiVersion` of bookmark objects. */
   kind: string;
@@ -22,10 +18,8 @@ export interface WatchStreamOptions {
   bookmarks: boolean;
   bookmarkIntervalMs: number;
   timeoutSeconds: number | undefined;
-  /** How far (in characters of pending lines) the client may fall behind before the watch is ended. */
-  backlogLimit: number;
   /** The resourceVersion a bookmark reports: every change up to it has been written. */
-  currentResourceVersion: () => number;
+  bookmarkResourceVersion: () => number | undefined;
   onClosed: () => void;
 }
 
@@ -33,14 +27,11 @@ export class WatchStream {
   private closed = false;
   private corked = false;
   private silenced = false;
-  private held: string[] = [];
-  private backlog: string[] = [];
-  private backlogStart = 0;
-  private backlogBytes = 0;
   private waitingForDrain = false;
+  private whenWritable: (() => void) | undefined;
   private bookmarkTimer: NodeJS.Timeout | undefined;
   private timeoutTimer: NodeJS.Timeout | undefined;
-  /** Events written, for tests and the request log. */
+  /** Lines written. */
   sent = 0;
 
   constructor(
@@ -48,10 +39,16 @@ export class WatchStream {
     private readonly options: WatchStreamOptions,
   ) {
     res.on('close', () => this.cleanUp());
+    res.on('error', () => this.cleanUp());
   }
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Whether a line sent now goes out now. */
+  get writable(): boolean {
+    return !this.closed && !this.silenced && !this.waitingForDrain;
   }
 
   /** Sends the 200 head at once, so the client sees the watch open before any event. */
@@ -64,90 +61,81 @@ export class WatchStream {
     });
     this.res.flushHeaders();
     if (this.options.bookmarks && this.options.bookmarkIntervalMs > 0) {
-      this.bookmarkTimer = setInterval(() => {
-        if (!this.silenced) this.bookmark();
-      }, this.options.bookmarkIntervalMs);
+      this.bookmarkTimer = setInterval(() => this.bookmark(), this.options.bookmarkIntervalMs);
     }
     if (this.options.timeoutSeconds !== undefined) {
       this.timeoutTimer = setTimeout(() => this.end(), this.options.timeoutSeconds * 1000);
     }
   }
 
-  send(line: string): void {
-    if (this.closed) return;
-    if (this.silenced) {
-      this.held.push(line);
-      return;
-    }
-    if (this.waitingForDrain) {
-      this.backlog.push(line);
-      this.backlogBytes += line.length;
-      if (this.backlogBytes > this.options.backlogLimit) this.end();
-      return;
-    }
-    if (!this.write(line)) this.waitForDrain();
-  }
-
-  private write(line: string): boolean {
+  /**
+   * Writes a line; returns false when the stream cannot take more for now
+   * (call `onWritable` to hear when it can). Only call while `writable`.
+   */
+  send(line: string): boolean {
     if (!this.corked) {
       this.corked = true;
       this.res.cork();
       process.nextTick(this.uncork);
     }
     this.sent += 1;
-    return this.res.write(line);
+    if (this.res.write(line)) return true;
+    if (!this.waitingForDrain) {
+      this.waitingForDrain = true;
+      this.res.once('drain', this.drained);
+    }
+    return false;
   }
 
-  private waitForDrain(): void {
-    this.waitingForDrain = true;
-    this.res.once('drain', this.flush);
+  /** Calls `callback` once, the next time the stream becomes writable. */
+  onWritable(callback: () => void): void {
+    this.whenWritable = callback;
   }
 
-  private readonly flush = (): void => {
+  private readonly drained = (): void => {
     this.waitingForDrain = false;
-    while (this.backlogStart < this.backlog.length && !this.closed) {
-      const line = this.backlog[this.backlogStart++];
-      this.backlogBytes -= line.length;
-      if (!this.write(line)) {
-        this.waitForDrain();
-        break;
-      }
-    }
-    if (this.backlogStart === this.backlog.length || this.backlogStart > 65_536) {
-      this.backlog = this.backlog.slice(this.backlogStart);
-      this.backlogStart = 0;
-    }
+    this.notifyWritable();
   };
+
+  private notifyWritable(): void {
+    if (!this.writable) return;
+    const callback = this.whenWritable;
+    this.whenWritable = undefined;
+    callback?.();
+  }
 
   private readonly uncork = (): void => {
     this.corked = false;
     if (!this.closed) this.res.uncork();
   };
 
-  /** A BOOKMARK at the current resourceVersion; `annotations` mark the end of initial events. */
-  bookmark(annotations?: Record<string, string>): void {
-    const metadata: Record<string, unknown> = { resourceVersion: String(this.options.currentResourceVersion()) };
+  /**
+   * A BOOKMARK at the resourceVersion the watcher has reached (or `at`);
+   * `annotations` mark the end of initial events. Skipped while the stream
+   * cannot write or the watcher is not caught up.
+   */
+  bookmark(annotations?: Record<string, string>, at?: number): void {
+    const rv = at ?? this.options.bookmarkResourceVersion();
+    if (!this.writable || rv === undefined) return;
+    const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
     if (annotations !== undefined) metadata.annotations = annotations;
     const object = { kind: this.options.kind, apiVersion: this.options.apiVersion, metadata };
     this.send(`${JSON.stringify({ type: 'BOOKMARK', object })}\n`);
   }
 
-  /** Silenced streams stay open and send nothing (not even bookmarks); what they held is sent when unsilenced. */
+  /** Silenced streams stay open and send nothing, not even bookmarks; the watcher catches up when unsilenced. */
   setSilenced(on: boolean): void {
     this.silenced = on;
-    if (on || this.closed) return;
-    const held = this.held;
-    this.held = [];
-    for (const line of held) this.send(line);
+    if (!on) this.notifyWritable();
   }
 
-  /** Writes raw text, bypassing silence: for malformed-line faults and ERROR events. */
+  /** Writes raw text, bypassing silence and backpressure: for malformed-line faults and ERROR events. */
   writeRaw(text: string): void {
     if (this.closed) return;
     this.res.write(text);
   }
 
-  /** Ends the response cleanly (the terminating chunk), as a server-side watch timeout does; lines still waiting are dropped. */
+  /** Ends the response cleanly (the terminating chunk), as a server-side watch timeout does. */
   end(): void {
     if (this.closed) return;
     if (this.corked) this.uncork();
@@ -168,10 +156,8 @@ export class WatchStream {
     this.closed = true;
     clearInterval(this.bookmarkTimer);
     clearTimeout(this.timeoutTimer);
-    this.held = [];
-    this.backlog = [];
-    this.backlogBytes = 0;
-    this.res.off('drain', this.flush);
+    this.whenWritable = undefined;
+    this.res.off('drain', this.drained);
     this.options.onClosed();
   }
 }
