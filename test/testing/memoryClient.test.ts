@@ -139,6 +139,53 @@ describe('memoryClient: reads and writes as the API server answers them', () => 
     expect(client.object<KubeObject>(configMap('kept'))?.metadata.ownerReferences).to.equal(undefined);
   });
 
+  it('deletes the dependents along with the owner when asked for Foreground deletion', async () => {
+    const { client } = setup();
+    const owner = await client.create(widget('owner'));
+    const ref = { apiVersion: 'example.com/v1', kind: 'Widget', name: 'owner', uid: owner.metadata.uid as string, controller: true };
+    await client.create({ ...configMap('owned'), metadata: { ...configMap('owned').metadata, ownerReferences: [ref] } });
+    expect((await client.remove(owner, { propagationPolicy: 'Foreground' })).result).to.equal('deleted');
+    expect(client.objects('v1', 'ConfigMap')).to.deep.equal([]);
+    expect(client.objects('example.com/v1', 'Widget')).to.deep.equal([]);
+  });
+
+  it('checks delete preconditions (409 Conflict), and answers /status of a kind without one with 404', async () => {
+    const { client } = setup();
+    await client.create(configMap('a'));
+    expect(isConflict(await rejection(client.remove(configMap('a'), { preconditions: { resourceVersion: '999' } })))).to.equal(true);
+    expect(isNotFound(await rejection(client.patchStatus(configMap('a'), { status: {} })))).to.equal(true);
+    expect(client.object(configMap('a'))).to.not.equal(undefined);
+  });
+
+  it('applies to the status subresource, changing nothing but status', async () => {
+    const { client } = setup();
+    await client.create(widget('a', { size: 1 }));
+    const applied = await client.apply<Widget>({ ...widget('a', { size: 5 }), status: { ready: true } }, { subresource: 'status', fieldManager: 'status-writer' });
+    expect(applied).to.deep.include({ spec: { size: 1 }, status: { ready: true } });
+  });
+
+  it('serves custom resources declared as CRD objects, with their scope, or added later with serve()', async () => {
+    const scheduler = new TestScheduler(() => undefined);
+    const crd: KubeObject = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'clusterwidgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Cluster',
+        names: { plural: 'clusterwidgets', singular: 'clusterwidget', kind: 'ClusterWidget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    } as KubeObject;
+    const client = memoryClient({ scheduler, resources: [crd] });
+    const created = await client.create({ apiVersion: 'example.com/v1', kind: 'ClusterWidget', metadata: { name: 'global' } });
+    expect(created.metadata.namespace).to.equal(undefined);
+    expect(client.writes[0]?.key).to.equal('global');
+    await rejection(client.create({ apiVersion: 'example.com/v2', kind: 'Gizmo', metadata: { name: 'g', namespace: 'default' } }));
+    client.serve({ group: 'example.com', version: 'v2', resource: 'gizmos', kind: 'Gizmo' });
+    expect((await client.create({ apiVersion: 'example.com/v2', kind: 'Gizmo', metadata: { name: 'g', namespace: 'default' } })).metadata.name).to.equal('g');
+  });
+
   it('says which kinds it serves: an unknown kind is an UnknownResourceError that says how to declare it', async () => {
     const { client } = setup();
     expect(await client.resource('apps/v1', 'Deployment')).to.deep.equal({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true });
@@ -201,6 +248,16 @@ describe('memoryClient: what a test reads back and injects', () => {
     scheduler.schedule(() => void client.create(configMap('a')), 0);
     await runVirtualTime(scheduler);
     expect(client.writes.map((w) => `${w.at} ${w.code}`)).to.deep.equal(['0 429', '2000 201']);
+  });
+
+  it('delivers watch events `watchLatency` after the write', async () => {
+    const scheduler = new TestScheduler(() => undefined);
+    const client = memoryClient({ scheduler, watchLatency: 25 });
+    const seen: string[] = [];
+    client.watch({ version: 'v1', resource: 'configmaps' }).subscribe((e) => seen.push(`${scheduler.now()} ${e.type}`));
+    scheduler.schedule(() => void client.create(configMap('a')), 5);
+    await runVirtualTime(scheduler);
+    expect(seen).to.deep.equal(['0 Restart', '0 Synced', '30 Added']);
   });
 
   it('seeds objects unrecorded, keeping their status, uid and default namespace', () => {

@@ -220,7 +220,7 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
   const now = () => scheduler.now();
   const kubectl = client.as('kubectl');
 
-  const expect = <V>(timeline: () => Timeline<V>, view: TimelineView<V>) => (marbles: string, values?: Readonly<Record<string, Pattern>>, error?: unknown) => {
+  const expectOn = <V>(timeline: () => Timeline<V>, view: TimelineView<V>) => (marbles: string, values?: Readonly<Record<string, Pattern>>, error?: unknown) => {
     checks.push(() => expectTimeline(timeline(), marbles, values, error, view));
   };
   const timed = <V extends { at: number }>(items: () => readonly V[]): (() => Timeline<V>) => () =>
@@ -270,8 +270,8 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
       outcomesExpected = true;
       checks.push(() => expectTimeline(outcomes.timeline, marbles, values, error, outcomesView));
     },
-    expectWrites: expect(timed(() => client.writes), writesView),
-    expectEvents: expect(timed(() => recorder.events), eventsView),
+    expectWrites: expectOn(timed(() => client.writes), writesView),
+    expectEvents: expectOn(timed(() => recorder.events), eventsView),
     expectObservable<V>(observable: Observable<V>) {
       const seen = timelineRecorder<V>(now);
       starts.push(() =>
@@ -281,7 +281,7 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
           complete: () => recording && seen.complete(),
         }),
       );
-      return { toBe: expect(() => seen.timeline, { name: 'values' }) };
+      return { toBe: expectOn(() => seen.timeline, { name: 'values' }) };
     },
   };
 
