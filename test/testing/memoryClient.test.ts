@@ -178,7 +178,7 @@ describe('memoryClient: reads and writes as the API server answers them', () => 
       },
     } as KubeObject;
     const client = memoryClient({ scheduler, resources: [crd] });
-    const created = await client.create({ apiVersion: 'example.com/v1', kind: 'ClusterWidget', metadata: { name: 'global' } });
+    const created = await client.create<KubeObject>({ apiVersion: 'example.com/v1', kind: 'ClusterWidget', metadata: { name: 'global' } });
     expect(created.metadata.namespace).to.equal(undefined);
     expect(client.writes[0]?.key).to.equal('global');
     await rejection(client.create({ apiVersion: 'example.com/v2', kind: 'Gizmo', metadata: { name: 'g', namespace: 'default' } }));
