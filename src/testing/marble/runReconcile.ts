@@ -23,7 +23,8 @@ import { runVirtualTime, settle } from './virtualTime.js';
  * What `runReconcile` takes: the options of `controller()` (its reconcile,
  * `for`, `owns`, `watches`, predicates, concurrency, rate limiter, timeout,
  * retries, resync), without what the run provides itself: the kubeconfig,
- * informers, client, recorder, scheduler and shutdown signal.
+ * informers, client, recorder, scheduler and shutdown signal. There is no
+ * leader election: a run always leads.
  */
 export interface RunReconcileOptions<T extends KubeObject>
   extends Omit<ControllerOptions<T>, 'name' | 'kubeConfig' | 'informers' | 'client' | 'recorder' | 'scheduler' | 'leaderElection' | 'signal'> {
