@@ -140,6 +140,16 @@ describe('examples/podautoscaler against the embedded API server', () => {
     expect(autoscaler('first')).to.equal(undefined);
   });
 
+  it('removes a stamp that names an autoscaler which is gone (one its cleanup could not see in a lagging cache)', async () => {
+    const orphan = deploymentManifest('default', 'web', 2);
+    orphan.metadata.annotations = { [SCALED_BY]: 'ghost', 'keep.me/too': 'yes' };
+    await h.client.create(orphan);
+    start();
+    await waitFor(() => deployment('web')?.metadata.annotations?.[SCALED_BY] === undefined, 'the orphaned stamp to go');
+    expect(deployment('web')?.metadata.annotations).to.deep.equal({ 'keep.me/too': 'yes' });
+    expect(deployment('web')?.spec?.replicas).to.equal(2);
+  });
+
   it('reports InvalidSpec for a spec the schema should have refused, and writes nothing to Deployments', async () => {
     await createDeployment('web', 1);
     await createAutoscaler('bad', 'web', -2);

@@ -4,6 +4,7 @@ import {
   isInvalid,
   isNotFound,
   setCondition,
+  splitKey,
   type ConditionUpdate,
   type ControllerContext,
   type EventInput,
@@ -46,10 +47,16 @@ import {
  * stores, with the `targetDeployment` and `scaledBy` indexes) and writes
  * through `ctx.client` and `ctx.recorder` only.
  */
-export async function reconcilePodAutoscaler(_key: ObjectKey, ctx: ControllerContext<PodAutoscaler>): Promise<void> {
+export async function reconcilePodAutoscaler(key: ObjectKey, ctx: ControllerContext<PodAutoscaler>): Promise<void> {
   let pa = ctx.object;
-  // Gone from the cache: its finalizer made sure the cleanup ran before it could go.
-  if (pa === undefined) return;
+  if (pa === undefined) {
+    // Gone, and its cleanup ran; but that cleanup read a cache that may not
+    // have shown a stamp it had just written. Such a stamp brings the key
+    // here (the Deployment maps to the autoscaler its stamp names): let go.
+    const { namespace, name } = splitKey(key);
+    await letGo(namespace ?? '', name, storesOf(ctx), ctx, undefined);
+    return;
+  }
   if (pa.metadata.deletionTimestamp) {
     // The cache may still show one whose cleanup is done and which is gone:
     // read the server before cleaning up (and recording Released) again.
@@ -92,7 +99,7 @@ async function scale(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>): 
   const namespace = pa.metadata.namespace ?? '';
   const problem = specProblem(pa);
   if (problem !== undefined) {
-    await letGo(pa, stores, ctx, undefined);
+    await letGo(namespace, name, stores, ctx, undefined);
     await report(pa, ctx, { status: 'False', reason: 'InvalidSpec', message: problem }, undefined, 'Warning');
     return;
   }
@@ -101,12 +108,12 @@ async function scale(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>): 
 
   const holder = claimant(pa, stores.autoscalers.byIndex(BY_TARGET, `${namespace}/${target}`));
   if (holder !== name) {
-    await letGo(pa, stores, ctx, undefined);
+    await letGo(namespace, name, stores, ctx, undefined);
     const message = `deployment "${target}" is scaled by PodAutoscaler "${holder}", the oldest that targets it`;
     await report(pa, ctx, { status: 'False', reason: 'DeploymentClaimed', message }, undefined, 'Warning');
     return;
   }
-  await letGo(pa, stores, ctx, target);
+  await letGo(namespace, name, stores, ctx, target);
 
   const deployment = stores.deployments.get(`${namespace}/${target}`);
   if (deployment === undefined) {
@@ -149,7 +156,7 @@ async function notFound(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>
 
 /** The finalizer's cleanup: let go of every Deployment it stamped, and say so. */
 async function release(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>): Promise<void> {
-  const released = await letGo(pa, storesOf(ctx), ctx, undefined);
+  const released = await letGo(pa.metadata.namespace ?? '', pa.metadata.name as string, storesOf(ctx), ctx, undefined);
   const note =
     released.length === 0
       ? 'deleted; it was scaling no deployment'
@@ -198,16 +205,14 @@ function older(a: PodAutoscaler, b: PodAutoscaler): boolean {
 const stampPath = `/metadata/annotations/${SCALED_BY.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
 /**
- * Removes this autoscaler's stamp from every Deployment that carries it,
- * but `keep`. Each removal is a JSON patch that first tests the stamp still
- * names us: a stamp another autoscaler took over meanwhile is left alone
- * (the test fails with 422, which here means "not ours any more").
+ * Removes the stamp of autoscaler `namespace/name` from every Deployment
+ * that carries it in the cache, but `keep`. Each removal is a JSON patch
+ * that first tests the stamp still names it: a stamp another autoscaler
+ * took over meanwhile is left alone (the test fails with 422, which here
+ * means "not ours any more").
  */
-async function letGo(pa: PodAutoscaler, stores: Stores, ctx: ControllerContext<PodAutoscaler>, keep: string | undefined): Promise<Deployment[]> {
-  const name = pa.metadata.name as string;
-  const stamped = stores.deployments
-    .byIndex(BY_SCALER, `${pa.metadata.namespace ?? ''}/${name}`)
-    .filter((d) => d.metadata.name !== keep);
+async function letGo(namespace: string, name: string, stores: Stores, ctx: ControllerContext<PodAutoscaler>, keep: string | undefined): Promise<Deployment[]> {
+  const stamped = stores.deployments.byIndex(BY_SCALER, `${namespace}/${name}`).filter((d) => d.metadata.name !== keep);
   const operations: JsonPatchOperation[] = [
     { op: 'test', path: stampPath, value: name },
     { op: 'remove', path: stampPath },
