@@ -203,7 +203,7 @@ describe('examples/podautoscaler against the embedded API server', () => {
       stats: () => ({ recorded: recorded.length, created: 0, patched: 0, failed: 0, dropped: 0, tracked: 0 }),
     };
     h.server.clearRequestLog();
-    const ctx: ControllerContext<PodAutoscaler> = {
+    const ctx = {
       signal: new AbortController().signal,
       attempt: 0,
       key: 'default/web',
@@ -215,7 +215,8 @@ describe('examples/podautoscaler against the embedded API server', () => {
       client: h.client,
       recorder,
       logger: silentLogger,
-    };
+      now: () => Date.now(),
+    } as ControllerContext<PodAutoscaler>;
     await reconcilePodAutoscaler('default/web', ctx);
     expect(recorded).to.deep.equal([]);
     expect(h.server.requestLog.filter((r) => r.verb !== 'discovery').map((r) => `${r.verb} ${r.resource}`)).to.deep.equal(['get podautoscalers']);

@@ -246,7 +246,7 @@ async function report(
     const status: PodAutoscalerStatus = {};
     if (generation !== undefined) status.observedGeneration = generation;
     if (currentReplicas !== undefined) status.currentReplicas = currentReplicas;
-    status.conditions = setCondition(base?.conditions, condition);
+    status.conditions = setCondition(base?.conditions, condition, clock(ctx));
     return status;
   };
   if (sameStatus(pa.status, desired(pa.status))) return;
@@ -268,6 +268,11 @@ async function report(
   if (eventType !== undefined) {
     ctx.recorder.record(pa, { type: eventType, reason: ready.reason, action: 'Scale', note: ready.message });
   }
+}
+
+/** The controller's clock when it offers one (virtual time in marble tests), else the wall clock. */
+function clock(ctx: { readonly key: ObjectKey; now?: () => number }): Date {
+  return new Date(ctx.now?.() ?? Date.now());
 }
 
 function sameStatus(a: PodAutoscalerStatus | undefined, b: PodAutoscalerStatus): boolean {
