@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'chai';
 import type { ApiServer } from '../../src/testing/index.js';
@@ -54,4 +55,53 @@ describe('embedded API server: robustness against malformed requests', () => {
     expect(statusBody(answer)).to.deep.include({ kind: 'Status', code: 431, reason: 'RequestHeaderFieldsTooLarge' });
     await expectHealthy();
   });
+
+  it('answers HEAD on a watch with the head alone, leaving a kept-alive connection free for the next request', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const head = await viaAgent(agent, 'HEAD', '/api/v1/namespaces/default/configmaps?watch=true');
+      expect(head).to.equal(200);
+      expect(await viaAgent(agent, 'GET', '/api/v1/namespaces/default/configmaps')).to.equal(200);
+      expect(server.openWatches()).to.equal(0);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('holds a watch whose timeoutSeconds is beyond what a Node timer holds, without a timer overflow', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    const agent = new Agent({ keepAlive: false });
+    try {
+      const req = request(`${server.url}/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=9999999999`, { agent });
+      const opened = new Promise<number>((resolve) => req.on('response', (res) => resolve(res.statusCode ?? 0)));
+      req.on('error', () => {});
+      req.end();
+      expect(await opened).to.equal(200);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((w) => w.name)).to.deep.equal([]);
+      expect(server.openWatches()).to.equal(1);
+      req.destroy();
+    } finally {
+      process.off('warning', onWarning);
+      agent.destroy();
+    }
+  });
+
+  /** One request through `agent`; rejects when no complete answer comes in 5 s (a connection held by an earlier answer). */
+  function viaAgent(agent: Agent, method: string, path: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${method} ${path}: no answer in 5 s`)), 5000);
+      const req = request(`${server.url}${path}`, { method, agent }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve(res.statusCode ?? 0);
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
 });

@@ -22,11 +22,14 @@ function watchOptionsInvalid(errors: FieldError[]): Error {
   return invalid({ group: 'meta.k8s.io', kind: 'ListOptions' }, '', errors);
 }
 
+/** The longest timeout a Node timer holds (about 24.8 days); a longer one would fire at once. */
+const maxTimeoutSeconds = Math.floor((2 ** 31 - 1) / 1000);
+
 function parseTimeout(text: string | null): number | undefined {
   if (text === null || text === '') return undefined;
   if (!/^\d+$/.test(text)) throw badRequest(`timeoutSeconds: Invalid value: ${JSON.stringify(text)}: must be a non-negative integer`);
   const seconds = Number(text);
-  return seconds === 0 ? undefined : seconds;
+  return seconds === 0 ? undefined : Math.min(seconds, maxTimeoutSeconds);
 }
 
 function checkStreamingOptions(sendInitial: string | null, match: string | null, bookmarks: boolean): void {
@@ -78,6 +81,13 @@ export function handleWatch(r: ResourceRequest): void {
     }
   }
 
+  if (r.req.method === 'HEAD') {
+    // The head a watch would get, and the end: a stream that never ends would hold the connection for ever.
+    r.log.status = 200;
+    r.res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
+    r.res.end();
+    return;
+  }
   const table = tableOptions(r.req.headers.accept, q);
   const namespace = r.type.namespaced ? r.namespace : undefined;
   let initial: StoredObject[] | undefined;
