@@ -2,7 +2,7 @@ import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'chai';
 import type { ApiServer } from '../../src/testing/index.js';
-import { raw, start } from './apiserver.helpers.js';
+import { json, raw, start, widgetCrd } from './apiserver.helpers.js';
 
 /**
  * Requests that once crashed the embedded API server or got a 5xx from it (found by
@@ -104,4 +104,42 @@ describe('embedded API server: robustness against malformed requests', () => {
       req.end();
     });
   }
+
+  describe('bodies nested deeper than the stack allows', () => {
+    /** A widget whose spec nests `depth` levels below the body's top (the body itself is level 1). */
+    const nested = (depth: number, name: string) => {
+      let spec: unknown = 1;
+      for (let i = 0; i < depth - 1; i++) spec = { a: spec };
+      return { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name }, spec };
+    };
+    const widgets = '/apis/example.com/v1/namespaces/default/widgets';
+
+    beforeEach(async () => {
+      expect((await json(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd())).status).to.equal(201);
+    });
+
+    it('refuses a body nested more than 1000 levels deep with 400 BadRequest, on create, patch and apply', async () => {
+      const tooDeep = nested(1001, 'deep');
+      const created = await json(server, 'POST', widgets, tooDeep);
+      expect(created.status, created.text.slice(0, 300)).to.equal(400);
+      expect(created.json()).to.deep.include({ kind: 'Status', reason: 'BadRequest', message: 'the request body is nested more than 1000 levels deep' });
+      expect((await json(server, 'POST', widgets, nested(3, 'w'))).status).to.equal(201);
+      const patched = await json(server, 'PATCH', `${widgets}/w`, { spec: tooDeep.spec }, 'application/merge-patch+json');
+      expect(patched.status, patched.text.slice(0, 300)).to.equal(400);
+      const applied = await json(server, 'PATCH', `${widgets}/w?fieldManager=test`, tooDeep, 'application/apply-patch+yaml');
+      expect(applied.status, applied.text.slice(0, 300)).to.equal(400);
+      const array = await raw(server, 'POST', widgets, { body: `${'['.repeat(20_000)}${']'.repeat(20_000)}`, headers: { 'Content-Type': 'application/json' } });
+      expect(array.status, array.text.slice(0, 300)).to.equal(400);
+      await expectHealthy();
+    });
+
+    it('stores and patches a body nested 1000 levels deep', async () => {
+      const deepest = nested(1000, 'deep');
+      const created = await json(server, 'POST', widgets, deepest);
+      expect(created.status, created.text.slice(0, 300)).to.equal(201);
+      const patched = await json(server, 'PATCH', `${widgets}/deep`, { metadata: { labels: { a: 'b' } } }, 'application/merge-patch+json');
+      expect(patched.status, patched.text.slice(0, 300)).to.equal(200);
+      expect((await raw(server, 'GET', `${widgets}/deep`)).json()).to.deep.include({ spec: deepest.spec });
+    });
+  });
 });

@@ -56,22 +56,45 @@ export function parseObjectBody(body: Buffer, contentType: string | undefined): 
   throw unsupportedMediaType(type, objectMediaTypes);
 }
 
+/**
+ * How deep a request body may nest. kube's decoder stops at 10,000 levels; the merge, clone and
+ * compare code here is recursive and would run out of stack well before that, so the limit is
+ * lower, still far beyond any real object.
+ */
+export const maxBodyDepth = 1000;
+
+/** Refuses a parsed body nested deeper than {@link maxBodyDepth} (checked without recursion). */
+function checkDepth(value: unknown): unknown {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > maxBodyDepth) throw badRequest(`the request body is nested more than ${maxBodyDepth} levels deep`);
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return value;
+}
+
 export function parseJson(text: string): unknown {
   if (text.trim() === '') throw badRequest('the request body is empty: expected a JSON object');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
   }
+  return checkDepth(value);
 }
 
 export function parseYamlBody(text: string): unknown {
   if (text.trim() === '') throw badRequest('the request body is empty: expected a YAML or JSON object');
+  let value: unknown;
   try {
-    return parseYaml(text, { schema: 'core', uniqueKeys: true }) as unknown;
+    value = parseYaml(text, { schema: 'core', uniqueKeys: true }) as unknown;
   } catch (error) {
     throw badRequest(`the request body is not valid YAML: ${(error as Error).message}`);
   }
+  return checkDepth(value);
 }
 
 /** Parses an optional JSON body (DELETE options): empty means none. */
