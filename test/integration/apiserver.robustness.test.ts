@@ -122,7 +122,7 @@ describe('embedded API server: robustness against malformed requests', () => {
       const tooDeep = nested(1001, 'deep');
       const created = await json(server, 'POST', widgets, tooDeep);
       expect(created.status, created.text.slice(0, 300)).to.equal(400);
-      expect(created.json()).to.deep.include({ kind: 'Status', reason: 'BadRequest', message: 'the request body is nested more than 1000 levels deep' });
+      expect(created.json()).to.deep.include({ kind: 'Status', reason: 'BadRequest', message: 'the request body nests more than 1000 levels deep' });
       expect((await json(server, 'POST', widgets, nested(3, 'w'))).status).to.equal(201);
       const patched = await json(server, 'PATCH', `${widgets}/w`, { spec: tooDeep.spec }, 'application/merge-patch+json');
       expect(patched.status, patched.text.slice(0, 300)).to.equal(400);

@@ -69,7 +69,7 @@ function checkDepth(value: unknown): unknown {
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, depth] = next;
     if (node === null || typeof node !== 'object') continue;
-    if (depth > maxBodyDepth) throw badRequest(`the request body is nested more than ${maxBodyDepth} levels deep`);
+    if (depth > maxBodyDepth) throw badRequest(`the request body nests more than ${maxBodyDepth} levels deep`);
     for (const child of Object.values(node)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
   }
   return value;
