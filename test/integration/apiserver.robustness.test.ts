@@ -105,6 +105,17 @@ describe('embedded API server: robustness against malformed requests', () => {
     });
   }
 
+  it('refuses writes through the legacy /watch/ prefix with 405, as kube does, and leaves the object alone', async () => {
+    expect((await json(server, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'a' } })).status).to.equal(201);
+    const deleted = await raw(server, 'DELETE', '/api/v1/watch/namespaces/default/configmaps/a');
+    expect(deleted.status).to.equal(405);
+    expect(deleted.json()).to.deep.include({ kind: 'Status', reason: 'MethodNotAllowed' });
+    const created = await json(server, 'POST', '/api/v1/watch/namespaces/default/configmaps', { metadata: { name: 'b' } });
+    expect(created.status).to.equal(405);
+    expect((await raw(server, 'GET', '/api/v1/namespaces/default/configmaps/a')).status).to.equal(200);
+    expect((await raw(server, 'GET', '/api/v1/namespaces/default/configmaps/b')).status).to.equal(404);
+  });
+
   describe('bodies nested deeper than the stack allows', () => {
     /** A widget whose spec nests `depth` levels below the body's top (the body itself is level 1). */
     const nested = (depth: number, name: string) => {

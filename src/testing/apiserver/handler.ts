@@ -45,6 +45,8 @@ function parseBool(value: string | null): boolean {
 }
 
 function resourceVerb(route: ResourceRoute, method: string, query: URLSearchParams): string {
+  // As in kube's RequestInfo, the legacy /watch/ prefix makes any method a watch (which only GET may do).
+  if (route.watchPrefix) return 'watch';
   switch (method) {
     case 'GET':
     case 'HEAD':
@@ -138,7 +140,7 @@ async function dispatchResource(ctx: HandlerContext, req: IncomingMessage, res: 
     case 'list':
       return handleList(r);
     case 'watch':
-      if (sub !== undefined) throw methodNotAllowed();
+      if (sub !== undefined || (req.method !== 'GET' && req.method !== 'HEAD')) throw methodNotAllowed();
       return handleWatch(r);
     case 'create':
       return handleCreate(r);
