@@ -17,12 +17,12 @@ describe('embedded API server: create, read, update, delete', () => {
     expect(list.items.every((n) => n.status?.phase === 'Active')).to.equal(true);
   });
 
-  it('creates an object with a uid, a creationTimestamp, generation 1 and the next global resourceVersion', async () => {
+  it('creates an object with a uid, a creationTimestamp and the next global resourceVersion, and no generation on a ConfigMap (as kube)', async () => {
     const before = Number(server.resourceVersion);
     const created = await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' }, data: { k: 'v' } } });
     expect(created.metadata?.uid).to.match(/^[0-9a-f-]{36}$/);
     expect(created.metadata?.creationTimestamp).to.be.instanceOf(Date);
-    expect(created.metadata?.generation).to.equal(1);
+    expect(created.metadata?.generation).to.equal(undefined);
     expect(created.metadata?.resourceVersion).to.equal(String(before + 1));
     expect(created.kind).to.equal('ConfigMap');
     expect(created.apiVersion).to.equal('v1');
@@ -126,7 +126,8 @@ describe('embedded API server: create, read, update, delete', () => {
     expect(res.status).to.equal(200);
     const meta = res.json().metadata as Record<string, unknown>;
     expect(meta.creationTimestamp).to.equal(created.metadata?.creationTimestamp?.toISOString().replace('.000Z', 'Z'));
-    expect(meta.generation).to.equal(1);
+    // A ConfigMap has no generation in kube, and an update cannot give it one.
+    expect(meta.generation).to.equal(undefined);
     expect(meta.uid).to.equal(created.metadata?.uid);
   });
 
@@ -158,6 +159,10 @@ describe('embedded API server: create, read, update, delete', () => {
     expect(status.metadata?.generation).to.equal(1);
     const scaled = await apps.replaceNamespacedDeployment({ name: 'web', namespace: 'default', body: { ...status, spec: { ...status.spec!, replicas: 3 } } });
     expect(scaled.metadata?.generation).to.equal(2);
+    // The start of a deletion bumps it too, on kinds that have one.
+    await apps.replaceNamespacedDeployment({ name: 'web', namespace: 'default', body: { ...scaled, metadata: { ...scaled.metadata, finalizers: ['example.com/hold'] } } });
+    const deleting = await json(server, 'DELETE', '/apis/apps/v1/namespaces/default/deployments/web');
+    expect((deleting.json().metadata as { generation?: number }).generation).to.equal(3);
   });
 
   it('ignores status changes sent to the main endpoint of a resource with a status subresource', async () => {

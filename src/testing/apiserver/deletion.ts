@@ -106,7 +106,8 @@ export function deletionPlan(type: ResourceType, live: KubeObject, options: Dele
   if (meta.deletionTimestamp === undefined) {
     meta.deletionTimestamp = now;
     meta.deletionGracePeriodSeconds = 0;
-    meta.generation = (meta.generation ?? 0) + 1;
+    // kube bumps generation when deletion starts, on objects that have one.
+    if (meta.generation !== undefined && meta.generation > 0) meta.generation += 1;
   }
   if (namespaceFinalizers.length > 0) {
     (next as unknown as { status?: Record<string, unknown> }).status = {

@@ -135,7 +135,8 @@ export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: s
   normalizeMetadata(obj);
   meta.uid = randomUUID();
   meta.creationTimestamp = ctx.now;
-  meta.generation = 1;
+  if (tracksGeneration(type)) meta.generation = 1;
+  else delete meta.generation;
   delete meta.resourceVersion;
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
@@ -177,6 +178,18 @@ export function resetFieldsFor(type: ResourceType, subresource: string | undefin
   return type.status ? ['status'] : [];
 }
 
+/**
+ * Whether objects of a type carry `metadata.generation`. In kube only the
+ * kinds whose strategy sets it do: custom resources, CRDs and the apps
+ * workloads; a ConfigMap, Secret, Service, Pod (1.32), Namespace, Event or
+ * Lease has none.
+ */
+export function tracksGeneration(type: ResourceType): boolean {
+  if (!type.builtin) return true;
+  if (type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions') return true;
+  return type.group === 'apps';
+}
+
 /** Whether anything outside metadata and status differs: the rule for bumping `generation`. */
 export function specChanged(a: KubeObject, b: KubeObject): boolean {
   const ra = a as unknown as Plain;
@@ -214,7 +227,8 @@ function keepServerMetadata(live: KubeObject, next: KubeObject, ownManagedFields
   else meta.namespace = old.namespace;
   meta.uid = old.uid;
   meta.creationTimestamp = old.creationTimestamp;
-  meta.generation = old.generation;
+  if (old.generation === undefined) delete meta.generation;
+  else meta.generation = old.generation;
   if (old.deletionTimestamp === undefined) delete meta.deletionTimestamp;
   else meta.deletionTimestamp = old.deletionTimestamp;
   if (old.deletionGracePeriodSeconds === undefined) delete meta.deletionGracePeriodSeconds;
@@ -306,7 +320,7 @@ export function prepareUpdate(
   }
   normalizeMetadata(next);
   applySchema(type, next, ctx);
-  if (specChanged(live, next)) next.metadata.generation = (live.metadata.generation ?? 0) + 1;
+  if (tracksGeneration(type) && specChanged(live, next)) next.metadata.generation = (live.metadata.generation ?? 0) + 1;
   if (ctx.managedFieldsDone) {
     return contentChanged(live, next) || ownershipChanged(live, next) ? next : undefined;
   }
