@@ -116,6 +116,17 @@ describe('embedded API server: robustness against malformed requests', () => {
     expect((await raw(server, 'GET', '/api/v1/namespaces/default/configmaps/b')).status).to.equal(404);
   });
 
+  it('refuses to delete the default, kube-system and kube-public namespaces with 403, as kube does', async () => {
+    for (const name of ['default', 'kube-system', 'kube-public']) {
+      const res = await raw(server, 'DELETE', `/api/v1/namespaces/${name}`);
+      expect(res.status, name).to.equal(403);
+      expect(res.json()).to.deep.include({ kind: 'Status', reason: 'Forbidden', message: `namespaces "${name}" is forbidden: this namespace may not be deleted` });
+      const ns = (await raw(server, 'GET', `/api/v1/namespaces/${name}`)).json() as { metadata: { deletionTimestamp?: string } };
+      expect(ns.metadata.deletionTimestamp, name).to.equal(undefined);
+    }
+    expect((await json(server, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'still-here' } })).status).to.equal(201);
+  });
+
   describe('bodies nested deeper than the stack allows', () => {
     /** A widget whose spec nests `depth` levels below the body's top (the body itself is level 1). */
     const nested = (depth: number, name: string) => {

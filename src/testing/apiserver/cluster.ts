@@ -17,6 +17,9 @@ import { recordManagedFields } from './serverSideApply.js';
 import { WatchHub } from './watchHub.js';
 import { contentChanged, prepareCreate, prepareUpdate, type WriteContext } from './writes.js';
 
+/** The namespaces kube refuses to delete. */
+const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
+
 /**
  * The state of the embedded cluster and every write to it. Each public
  * write runs to completion, then lets the controllers that kube runs beside
@@ -273,6 +276,10 @@ export class Cluster {
 
   deleteNow(type: ResourceType, namespace: string | undefined, name: string, options: DeleteOptions): DeleteResult {
     const live = this.get(type, namespace, name);
+    if (type.builtin && type.group === '' && type.resource === 'namespaces' && immortalNamespaces.has(name)) {
+      // kube's NamespaceLifecycle admission keeps these for ever.
+      throw forbidden(this.gr(type), name, 'this namespace may not be deleted');
+    }
     const plan = deletionPlan(type, live.object, options, timestamp());
     if (options.dryRun) return { stored: plan.pending === undefined ? live : this.dryRunResult(plan.pending), deleted: plan.pending === undefined };
     const key = storeKey(live.object.metadata.namespace, name);
