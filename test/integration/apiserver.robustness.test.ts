@@ -127,6 +127,23 @@ describe('embedded API server: robustness against malformed requests', () => {
     expect((await json(server, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'still-here' } })).status).to.equal(201);
   });
 
+  it('answers metadata fields of the wrong JSON type with 400 in Go decoder words, and takes null ones as unset', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: false }, 'cannot unmarshal bool into Go struct field ObjectMeta.metadata.name of type string'],
+      [{ name: 'a', generateName: 5 }, 'cannot unmarshal number into Go struct field ObjectMeta.metadata.generateName of type string'],
+      [{ name: 'a', resourceVersion: {} }, 'cannot unmarshal object into Go struct field ObjectMeta.metadata.resourceVersion of type string'],
+      [{ name: 'a', generation: 1.5 }, 'cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.generation of type int64'],
+    ];
+    for (const [metadata, wording] of cases) {
+      const res = await json(server, 'POST', '/api/v1/namespaces/default/configmaps', { metadata });
+      expect(res.status, JSON.stringify(metadata)).to.equal(400);
+      expect(res.json().message).to.equal(`ConfigMap in version "v1" cannot be handled as a ConfigMap: json: ${wording}`);
+    }
+    const created = await json(server, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'nulls', uid: null, generateName: null, creationTimestamp: null } });
+    expect(created.status, created.text).to.equal(201);
+    await expectHealthy();
+  });
+
   describe('bodies nested deeper than the stack allows', () => {
     /** A widget whose spec nests `depth` levels below the body's top (the body itself is level 1). */
     const nested = (depth: number, name: string) => {

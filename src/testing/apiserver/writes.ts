@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../types.js';
 import { cloneJson, isPlainObject, jsonEqual } from './immutable.js';
+import { jsonKind } from './jsonValue.js';
 import { applyCrdSchema } from './crdSchema.js';
 import { generateName, metadataErrors } from './objectMeta.js';
 import { apiVersionOf, type ResourceType } from './resourceType.js';
@@ -67,6 +68,7 @@ export function decodeBody(type: ResourceType, body: unknown, urlNamespace: stri
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   if (!isPlainObject(obj.metadata)) throw badRequest(`metadata must be an object, got ${excerpt(obj.metadata)}`);
   const meta = obj.metadata as Plain;
+  checkMetadataTypes(type, meta);
   if (type.namespaced) {
     if (meta.namespace === undefined || meta.namespace === '') meta.namespace = urlNamespace;
     else if (meta.namespace !== urlNamespace) {
@@ -76,6 +78,42 @@ export function decodeBody(type: ResourceType, body: unknown, urlNamespace: stri
     delete meta.namespace;
   }
   return obj as unknown as KubeObject;
+}
+
+/** The scalar fields of ObjectMeta with their Go types. */
+const metadataFieldTypes: Readonly<Record<string, 'string' | 'int64'>> = {
+  name: 'string',
+  generateName: 'string',
+  namespace: 'string',
+  selfLink: 'string',
+  uid: 'string',
+  resourceVersion: 'string',
+  creationTimestamp: 'string',
+  deletionTimestamp: 'string',
+  generation: 'int64',
+  deletionGracePeriodSeconds: 'int64',
+};
+
+/**
+ * A metadata field of the wrong JSON type fails kube's decoding of the whole body (400, in the
+ * words of Go's decoder); a null one decodes as unset.
+ */
+function checkMetadataTypes(type: ResourceType, meta: Plain): void {
+  for (const [field, goType] of Object.entries(metadataFieldTypes)) {
+    const value = meta[field];
+    if (value === undefined) continue;
+    if (value === null) {
+      delete meta[field];
+      continue;
+    }
+    const fits = goType === 'string' ? typeof value === 'string' : typeof value === 'number' && Number.isSafeInteger(value);
+    if (fits) continue;
+    const got = typeof value === 'number' && goType === 'int64' ? `number ${value}` : jsonKind(value);
+    throw badRequest(
+      `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ` +
+        `json: cannot unmarshal ${got} into Go struct field ObjectMeta.metadata.${field} of type ${goType}`,
+    );
+  }
 }
 
 function invalidIf(type: ResourceType, name: string, errors: FieldError[]): void {
