@@ -8,15 +8,17 @@
  * `kubectl`. Logs are JSON lines on stderr.
  */
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDefaultLogger, runController } from 'rxkube';
 import { connect, flag } from '../support/cluster.js';
+import { exampleRecorder } from '../support/recorder.js';
 import { configMapRolloutOptions } from './controller.js';
 
 const argv = process.argv.slice(2);
 const cluster = await connect(argv);
 const logger = createDefaultLogger({ controller: 'configmap-rollout' });
+const recorder = exampleRecorder(cluster.kubeConfig, 'configmap-rollout', hostname(), logger);
 try {
   if (cluster.embedded !== undefined) {
     const path = join(await mkdtemp(join(tmpdir(), 'rxkube-')), 'kubeconfig');
@@ -30,11 +32,12 @@ try {
   }
   const namespace = flag(argv, 'namespace');
   const running = await runController({
-    ...configMapRolloutOptions(cluster.kubeConfig, { logger, ...(namespace !== undefined ? { namespace } : {}) }),
+    ...configMapRolloutOptions(cluster.kubeConfig, { logger, recorder, ...(namespace !== undefined ? { namespace } : {}) }),
     health: { port: Number(flag(argv, 'metrics-port') ?? 8080) },
   });
   process.stdout.write(`metrics: ${running.health?.url}/metrics\n`);
   await running.done;
 } finally {
+  await recorder.close();
   await cluster.close();
 }

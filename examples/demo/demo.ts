@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
-import { kubeClient, runController, type KubeClient, type ReconcileOutcome, type RunningController } from 'rxkube';
+import { kubeClient, runController, type EventRecorder, type KubeClient, type ReconcileOutcome, type RunningController } from 'rxkube';
 import type { Registry } from 'prom-client';
 import { connect, flag, type Cluster } from '../support/cluster.js';
+import { exampleRecorder } from '../support/recorder.js';
 import { podAutoscalerOptions } from '../podautoscaler/controller.js';
 import { installCrd } from '../podautoscaler/crd.js';
 import { autoscalerRef } from '../podautoscaler/manifests.js';
@@ -51,6 +52,7 @@ export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean>
   const namespace = cluster.embedded ? 'demo' : `rxkube-demo-${Math.random().toString(36).slice(2, 8)}`;
   const client = kubeClient(cluster.kubeConfig, { fieldManager: 'rxkube-demo' });
   const logger = recordingLogger();
+  const recorder = exampleRecorder(cluster.kubeConfig, 'podautoscaler', `rxkube-demo-${process.pid}`, logger);
   const counts = { total: 0, success: 0, error: 0 };
   const stop = new AbortController();
   // Every request of a burst listens to it.
@@ -66,7 +68,7 @@ export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean>
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { signal: stop.signal });
     await installCrd(client, { signal: stop.signal });
     running = await runController({
-      ...podAutoscalerOptions(cluster.kubeConfig, { namespace, concurrency: 4, logger }),
+      ...podAutoscalerOptions(cluster.kubeConfig, { namespace, concurrency: 4, logger, recorder }),
       health: { port: metricsPort, host: '127.0.0.1' },
       onOutcome: (outcome: ReconcileOutcome) => {
         counts.total++;
@@ -119,7 +121,7 @@ export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean>
     left = [...(left[0] === 'the demo did not get to check' ? [] : left), `the demo failed: ${err instanceof Error ? err.message : String(err)}`];
   } finally {
     display.close();
-    await cleanUp(cluster, client, namespace, running, final);
+    await cleanUp(cluster, client, namespace, running, final, recorder);
   }
 
   const converged = left.length === 0;
@@ -155,6 +157,7 @@ async function cleanUp(
   namespace: string,
   running: RunningController<PodAutoscaler> | undefined,
   final: ClusterState | undefined,
+  recorder: EventRecorder,
 ): Promise<void> {
   try {
     if (cluster.embedded === undefined) {
@@ -168,6 +171,7 @@ async function cleanUp(
     running?.stop();
     await running?.done;
   } finally {
+    await recorder.close();
     if (cluster.embedded === undefined) await client.remove({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => undefined);
     await cluster.close();
   }

@@ -16,6 +16,7 @@ import { installCrd } from '../podautoscaler/crd.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest } from '../podautoscaler/manifests.js';
 import type { PodAutoscaler } from '../podautoscaler/types.js';
 import { connect, flag, type Cluster } from '../support/cluster.js';
+import { exampleRecorder } from '../support/recorder.js';
 import { replicaOptions, podAutoscalerReplica } from './replica.js';
 
 const argv = process.argv.slice(2);
@@ -32,10 +33,12 @@ try {
 
 async function runOne(identity: string, namespace: string | undefined): Promise<void> {
   const logger = createDefaultLogger({ controller: 'podautoscaler', identity });
+  const recorder = exampleRecorder(cluster.kubeConfig, 'podautoscaler', identity, logger);
   const running = await runController({
     ...replicaOptions(cluster.kubeConfig, {
       identity,
       logger,
+      recorder,
       ...(namespace !== undefined ? { namespace, lease: `${namespace}/podautoscaler-leader` } : {}),
       onReconcile: ({ key, phase }) => phase === 'end' && logger.info({ key }, 'reconciled'),
     }),
@@ -43,6 +46,7 @@ async function runOne(identity: string, namespace: string | undefined): Promise<
   });
   logger.info({ health: running.health?.url }, 'replica running; only the leader reconciles');
   await running.done;
+  await recorder.close();
 }
 
 async function failover(cluster: Cluster, client: KubeClient): Promise<boolean> {
@@ -51,14 +55,16 @@ async function failover(cluster: Cluster, client: KubeClient): Promise<boolean> 
   const namespace = cluster.embedded ? 'default' : `rxkube-leader-demo-${Math.random().toString(36).slice(2, 8)}`;
   const lastReconciler = new Map<string, string>();
   const replicas = ['one', 'two'].map((id) => {
+    const recorder = exampleRecorder(cluster.kubeConfig, 'podautoscaler', id);
     const controller = podAutoscalerReplica(cluster.kubeConfig, {
       identity: id,
+      recorder,
       namespace,
       lease: `${namespace}/podautoscaler-leader`,
       logger: silentLogger,
       onReconcile: ({ identity: who, key, phase }) => phase === 'end' && lastReconciler.set(key, who),
     });
-    return { id, controller, subscription: controller.subscribe() };
+    return { id, controller, recorder, subscription: controller.subscribe() };
   });
   const wait = async (condition: () => boolean | Promise<boolean>, what: string) => {
     const deadline = Date.now() + 30_000;
@@ -108,6 +114,7 @@ async function failover(cluster: Cluster, client: KubeClient): Promise<boolean> 
       await wait(async () => (await client.get(autoscalerRef(namespace, 'web')).then(() => false, () => true)), 'the autoscaler to go').catch(() => undefined);
     }
     for (const r of replicas) r.subscription.unsubscribe();
+    await Promise.all(replicas.map((r) => r.recorder.close()));
     if (!cluster.embedded) await client.remove({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => undefined);
   }
 }

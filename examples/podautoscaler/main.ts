@@ -9,16 +9,18 @@
  * Logs are JSON lines on stderr (`RXKUBE_LOG_LEVEL=debug` for every reconcile).
  */
 import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDefaultLogger, kubeClient, runController } from 'rxkube';
 import { connect, flag } from '../support/cluster.js';
+import { exampleRecorder } from '../support/recorder.js';
 import { podAutoscalerOptions } from './controller.js';
 import { installCrd } from './crd.js';
 
 const argv = process.argv.slice(2);
 const cluster = await connect(argv);
 const logger = createDefaultLogger({ controller: 'podautoscaler' });
+const recorder = exampleRecorder(cluster.kubeConfig, 'podautoscaler', hostname(), logger);
 try {
   logger.info({ cluster: cluster.where }, 'installing the PodAutoscaler CRD');
   await installCrd(kubeClient(cluster.kubeConfig, { fieldManager: 'podautoscaler' }));
@@ -30,11 +32,12 @@ try {
   }
   const namespace = flag(argv, 'namespace');
   const running = await runController({
-    ...podAutoscalerOptions(cluster.kubeConfig, { logger, ...(namespace !== undefined ? { namespace } : {}) }),
+    ...podAutoscalerOptions(cluster.kubeConfig, { logger, recorder, ...(namespace !== undefined ? { namespace } : {}) }),
     health: { port: Number(flag(argv, 'metrics-port') ?? 8080) },
   });
   process.stdout.write(`metrics: ${running.health?.url}/metrics\n`);
   await running.done;
 } finally {
+  await recorder.close();
   await cluster.close();
 }
