@@ -1,0 +1,65 @@
+import type { FaultWeather } from './faultInjector.js';
+
+/** Everything a soak run can be told; `soakDefaults` are what `npm run soak` uses. */
+export interface SoakOptions {
+  /** Total time to run, ms (rounds of faults, each followed by a calm phase). */
+  durationMs: number;
+  /** Length of the first round of faults, ms: its calm phase gives the heap baseline. */
+  firstRoundMs: number;
+  /** Length of each later round of faults, ms. */
+  roundMs: number;
+  seed: number;
+  /** Workload operations per second in the main namespace. */
+  rate: number;
+  /** Share of the workload's operations sent over HTTP. */
+  httpShare: number;
+  maxHttpInFlight: number;
+  /** Mirror sources and apps in the main namespace. */
+  sources: number;
+  apps: number;
+  /** When faults come: storms and lulls. */
+  faults: FaultWeather;
+  /** Probability that a reconcile fails on purpose while faults run. */
+  reconcileFailureRate: number;
+  /** Each reconcile first waits a random 0..this ms. */
+  maxReconcileDelayMs: number;
+  /** Reconciles in flight per controller. */
+  concurrency: number;
+  /** The controllers' overall retry budget per second. */
+  retryQps: number;
+  /** The informers' longest backoff between failed lists/watches, ms (rxkube's default is 30 000). */
+  watchBackoffMaxMs: number;
+  /** After the faults stop, every subject must converge, and every store match the server, within this, ms. */
+  convergenceBoundMs: number;
+  /** The embedded server's watch history, in changes. */
+  historyWindow: number;
+  /** The leader-election scenario, or undefined for none. */
+  leader: { replicas: number; factor: number; rate: number; sources: number; meanPauseIntervalMs: number } | undefined;
+  /** Progress lines, about every `progressMs`. */
+  progress: (line: string) => void;
+  progressMs: number;
+  /** Heap and RSS samples every this many ms. */
+  sampleMs: number;
+}
+
+export const soakDefaults: Omit<SoakOptions, 'seed' | 'progress'> = {
+  durationMs: 10 * 60_000,
+  firstRoundMs: 60_000,
+  roundMs: 120_000,
+  rate: 200,
+  httpShare: 0.5,
+  maxHttpInFlight: 32,
+  sources: 400,
+  apps: 150,
+  faults: { meanIntervalMs: 500, stormMs: [3_000, 8_000], lullMs: [4_000, 10_000] },
+  reconcileFailureRate: 0.1,
+  maxReconcileDelayMs: 20,
+  concurrency: 4,
+  retryQps: 100,
+  watchBackoffMaxMs: 4_000,
+  convergenceBoundMs: 30_000,
+  historyWindow: 10_000,
+  leader: { replicas: 3, factor: 5, rate: 5, sources: 20, meanPauseIntervalMs: 3_000 },
+  progressMs: 10_000,
+  sampleMs: 5_000,
+};

@@ -1,0 +1,238 @@
+import { kubeClient, silentLogger } from 'rxkube';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
+import { installCrd } from '../examples/podautoscaler/crd.js';
+import { InFlightGuard, type ReconcileChaos } from './chaosReconcile.js';
+import { SoakControllers } from './controllers.js';
+import { FaultInjector } from './faultInjector.js';
+import { clusterView, type ClusterView } from './invariants/clusterView.js';
+import { allSubjects, subjectProblem } from './invariants/converged.js';
+import { ConvergenceTracker } from './invariants/convergenceTracker.js';
+import { checkHeap, fullGc, heapAfterGc } from './invariants/heap.js';
+import { watchProcessErrors } from './invariants/processErrors.js';
+import { storeDifferences } from './invariants/storesMatch.js';
+import { LeaderChaos } from './leader/leaderChaos.js';
+import { MemorySampler, mb } from './memorySampler.js';
+import type { SoakOptions } from './options.js';
+import { OutcomeCounter } from './outcomes.js';
+import { seededRandom } from './random.js';
+import { buildReport, type ReportInput, type RoundReport, type SoakReport } from './report.js';
+import { appName, parseSubject, sourceName } from './subjects.js';
+import { Violations } from './violations.js';
+import { resources, Workload } from './workload.js';
+
+/** The namespace of the three controllers, and that of the leader-election scenario. */
+export const MAIN = 'soak';
+export const LEADER = 'soak-leader';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs the soak: the embedded API server, the three controllers sharing one
+ * informer factory, the leader-election scenario, and the workload; then
+ * rounds of faults, each followed by a calm phase in which everything must
+ * converge and every store must match the server within the bound. Returns
+ * the report; violations are counted in it, never thrown.
+ */
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const started = Date.now();
+  const violations = new Violations();
+  const unwatch = watchProcessErrors(violations);
+  const gc = fullGc();
+  const random = seededRandom(options.seed);
+  const sampler = new MemorySampler(started, options.sampleMs);
+  const outcomes = new OutcomeCounter();
+  const tracker = new ConvergenceTracker();
+  const guard = new InFlightGuard(violations);
+  const chaos: ReconcileChaos = { failureRate: 0, maxDelayMs: options.maxReconcileDelayMs };
+  const onOutcome = outcomes.add.bind(outcomes);
+  const onEnded = (name: string, how: string) => violations.record('controller-ended', `${name} ${how}`);
+  const rounds: RoundReport[] = [];
+  const timers: NodeJS.Timeout[] = [];
+  let server: ApiServer | undefined;
+  let controllers: SoakControllers | undefined;
+  let leader: LeaderChaos | undefined;
+  let workloads: Workload[] = [];
+  let faults: FaultInjector | undefined;
+  let phase = 'setup';
+  let gathered: Pick<ReportInput, 'heap' | 'faults' | 'workloads' | 'convergence' | 'sources' | 'leader' | 'watches'> | undefined;
+  sampler.start();
+  try {
+    server = await startApiServer({ logger: silentLogger, historyWindow: options.historyWindow });
+    const api = server;
+    const kubeConfig = api.kubeConfig();
+    for (const name of [MAIN, LEADER]) api.put({ group: '', version: 'v1', resource: 'namespaces' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+    await installCrd(kubeClient(kubeConfig, { fieldManager: 'soak', logger: silentLogger }));
+
+    const touched = (id: string) => tracker.touch(id);
+    const common = { server: api, kubeConfig, random, httpShare: options.httpShare, maxHttpInFlight: options.maxHttpInFlight, touched };
+    workloads = [new Workload({ ...common, namespace: MAIN, rate: options.rate, sources: options.sources, apps: options.apps })];
+    if (options.leader) workloads.push(new Workload({ ...common, namespace: LEADER, rate: options.leader.rate, sources: options.leader.sources, apps: 0 }));
+    for (const w of workloads) w.seed();
+
+    controllers = new SoakControllers({
+      kubeConfig,
+      namespace: MAIN,
+      random,
+      guard,
+      chaos,
+      concurrency: options.concurrency,
+      retryQps: options.retryQps,
+      watchBackoffMaxMs: options.watchBackoffMaxMs,
+      onOutcome,
+      onEnded,
+    });
+    controllers.start();
+    if (options.leader) {
+      leader = new LeaderChaos({
+        kubeConfig,
+        namespace: LEADER,
+        random,
+        violations,
+        guard,
+        chaos,
+        factor: options.leader.factor,
+        replicas: options.leader.replicas,
+        meanPauseIntervalMs: options.leader.meanPauseIntervalMs,
+        watchBackoffMaxMs: options.watchBackoffMaxMs,
+        onOutcome,
+        onEnded,
+      });
+      leader.start();
+    }
+    faults = new FaultInjector(api, random, options.faults);
+
+    const views = (): ClusterView[] => [clusterView(api, MAIN, true), ...(leader ? [clusterView(api, LEADER, false)] : [])];
+    const names = {
+      [MAIN]: { mirror: range(options.sources).map(sourceName), autoscaler: range(options.apps).map(appName), rollout: range(options.apps).map(appName) },
+      [LEADER]: { mirror: range(options.leader?.sources ?? 0).map(sourceName) },
+    };
+    const unconverged = (): string[] =>
+      views().flatMap((view) =>
+        allSubjects(view, names[view.namespace as typeof MAIN] ?? {}).flatMap((id) => {
+          const { kind, name } = parseSubject(id);
+          const problem = subjectProblem(view, kind, name);
+          return problem === undefined ? [] : [`${id}: ${problem}`];
+        }),
+      );
+    const storeMismatches = (): string[] => {
+      const all = [...controllers!.all.map((c) => ({ c, ns: MAIN })), ...(leader?.controllers ?? []).map((c) => ({ c, ns: LEADER }))];
+      // Controllers sharing an informer show one store (one Lister) under their own names: compare it once.
+      const seen = new Set<unknown>();
+      const out: string[] = [];
+      for (const { c, ns } of all) {
+        for (const [name, store] of Object.entries(c.stores)) {
+          if (seen.has(store)) continue;
+          seen.add(store);
+          const ref = name === 'configmaps' ? resources.configmaps(ns) : name === 'deployments.apps' ? resources.deployments(ns) : resources.podautoscalers(ns);
+          for (const d of storeDifferences(store, api.snapshot(ref)).slice(0, 5)) out.push(`${c.name} store ${name}: ${d}`);
+        }
+      }
+      return out;
+    };
+
+    await waitUntil(() => controllers!.synced() && (leader?.leading() ?? true), 60_000);
+    timers.push(setInterval(() => tracker.sweep(views()), 250));
+    let last = { at: Date.now(), reconciles: 0, ops: 0 };
+    timers.push(
+      setInterval(() => {
+        const now = Date.now();
+        const ops = workloads.reduce((n, w) => n + Object.values(w.stats.operations).reduce((a, b) => a + b, 0), 0);
+        const rate = (x: number, y: number) => Math.round((x - y) / ((now - last.at) / 1000));
+        const { heapUsedMB, rssMB } = sampler.samples[sampler.samples.length - 1] ?? { heapUsedMB: 0, rssMB: 0 };
+        options.progress(
+          `${String(Math.round((now - started) / 1000)).padStart(5)} s  ${phase.padEnd(9)} ops/s ${String(rate(ops, last.ops)).padStart(4)}  ` +
+            `reconciles/s ${String(rate(outcomes.total, last.reconciles)).padStart(4)}  in flight ${String(guard.inFlight).padStart(3)}  ` +
+            `unconverged ${String(tracker.pending).padStart(4)}  faults ${Object.values(faults!.stats.injected).reduce((a, b) => a + b, 0)}  ` +
+            `takeovers ${leader?.takeoverCount ?? 0}  heap ${heapUsedMB} MB  rss ${rssMB} MB  violations ${violations.total}`,
+        );
+        last = { at: now, reconciles: outcomes.total, ops };
+      }, options.progressMs),
+    );
+
+    for (let round = 1; ; round++) {
+      const elapsed = Date.now() - started;
+      const length = round === 1 ? options.firstRoundMs : Math.min(options.roundMs, options.durationMs - elapsed);
+      if (round > 1 && length < Math.min(20_000, options.roundMs)) break;
+      // Faults.
+      phase = `round ${round}`;
+      chaos.failureRate = options.reconcileFailureRate;
+      faults.start();
+      leader?.startPausing();
+      for (const w of workloads) w.start();
+      await sleep(length);
+      // Calm: no writes, no faults; everything must converge.
+      phase = `calm ${round}`;
+      await Promise.all(workloads.map((w) => w.stop()));
+      faults.stop();
+      leader?.stopPausing();
+      chaos.failureRate = 0;
+      const calmStart = performance.now();
+      const within = () => performance.now() - calmStart < options.convergenceBoundMs;
+      let left = unconverged();
+      while (left.length > 0 && within()) {
+        await sleep(250);
+        left = unconverged();
+      }
+      const convergedMs = left.length === 0 ? performance.now() - calmStart : undefined;
+      for (const problem of left) violations.record('convergence', `round ${round}: not converged ${options.convergenceBoundMs} ms after the faults stopped: ${problem}`);
+      let mismatches = storeMismatches();
+      while (mismatches.length > 0 && within()) {
+        await sleep(250);
+        mismatches = storeMismatches();
+      }
+      const storesMs = mismatches.length === 0 ? performance.now() - calmStart : undefined;
+      for (const m of mismatches) violations.record('store-matches-server', `round ${round}: ${m}`);
+      tracker.sweep(views());
+      tracker.clear();
+      rounds.push({
+        round,
+        chaosSeconds: Math.round(length / 1000),
+        endedAtSeconds: Math.round((Date.now() - started) / 1000),
+        convergedMs: convergedMs === undefined ? undefined : Math.round(convergedMs),
+        storesMatchedMs: storesMs === undefined ? undefined : Math.round(storesMs),
+        unconverged: left.length,
+        storeMismatches: mismatches.length,
+        heapAfterGcMB: mb(heapAfterGc(gc)),
+        objects: server.snapshot(resources.configmaps(MAIN)).length,
+      });
+      options.progress(`round ${round}: converged ${convergedMs === undefined ? 'NOT' : `in ${Math.round(convergedMs)} ms`}, stores ${storesMs === undefined ? 'DIFFER' : `match at ${Math.round(storesMs)} ms`}, heap after GC ${rounds[rounds.length - 1]!.heapAfterGcMB} MB`);
+    }
+    phase = 'report';
+    const heap = checkHeap(rounds);
+    if (heap.violation !== undefined) violations.record('heap-growth', heap.violation);
+    gathered = {
+      heap,
+      faults: faults.stats,
+      workloads: workloads.map((w) => w.stats),
+      convergence: tracker.summary(),
+      sources: controllers.sources,
+      leader: leader?.report(),
+      watches: api.openWatches(),
+    };
+  } finally {
+    for (const t of timers) clearInterval(t);
+    await Promise.all(workloads.map((w) => w.stop()));
+    faults?.stop();
+    await leader?.close();
+    await controllers?.close();
+    await server?.close();
+    sampler.stop();
+    // Late rejections of requests cut by the shutdown still count.
+    await sleep(200);
+    unwatch();
+  }
+  // Built after the shutdown, so that what went wrong during it is in the report too.
+  return buildReport({ ...gathered!, options, started, violations, rounds, outcomes, memory: sampler });
+}
+
+function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+async function waitUntil(condition: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`the soak's controllers did not sync (and elect a leader) within ${ms} ms`);
+    await sleep(50);
+  }
+}
