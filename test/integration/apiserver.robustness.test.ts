@@ -144,6 +144,19 @@ describe('embedded API server: robustness against malformed requests', () => {
     await expectHealthy();
   });
 
+  it('answers a body whose lists do not fit the kind (a container that is a number) with 400, on create and update', async () => {
+    const pods = '/api/v1/namespaces/default/pods';
+    const created = await json(server, 'POST', pods, { metadata: { name: 'p' }, spec: { containers: [5] } });
+    expect(created.status, created.text).to.equal(400);
+    expect(created.json().message).to.equal('Pod in version "v1" cannot be handled as a Pod: .spec.containers: element 0: expected an object in an associative list');
+    expect((await json(server, 'POST', pods, { metadata: { name: 'p' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } })).status).to.equal(201);
+    const updated = await json(server, 'PUT', `${pods}/p`, { metadata: { name: 'p' }, spec: { containers: ['x'] } });
+    expect(updated.status, updated.text).to.equal(400);
+    const patched = await json(server, 'PATCH', `${pods}/p`, { spec: { containers: [true] } }, 'application/merge-patch+json');
+    expect(patched.status, patched.text).to.equal(400);
+    await expectHealthy();
+  });
+
   describe('bodies nested deeper than the stack allows', () => {
     /** A widget whose spec nests `depth` levels below the body's top (the body itself is level 1). */
     const nested = (depth: number, name: string) => {

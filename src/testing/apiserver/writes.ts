@@ -6,6 +6,7 @@ import { applyCrdSchema } from './crdSchema.js';
 import { generateName, metadataErrors } from './objectMeta.js';
 import { apiVersionOf, type ResourceType } from './resourceType.js';
 import { recordManagedFields } from './serverSideApply.js';
+import { TypedValueError } from './structuredMerge.js';
 import { badRequest, conflict, invalid, type FieldError } from './statusError.js';
 
 /**
@@ -116,6 +117,19 @@ function checkMetadataTypes(type: ResourceType, meta: Plain): void {
   }
 }
 
+/**
+ * Managed fields for a create or update. A list that does not fit the kind's structure (a
+ * container that is a number, say) fails kube's typed decoding of the body: 400, not a 500.
+ */
+function recordWriteFields(type: ResourceType, options: Parameters<typeof recordManagedFields>[0]): KubeObject {
+  try {
+    return recordManagedFields(options) as KubeObject;
+  } catch (error) {
+    if (!(error instanceof TypedValueError)) throw error;
+    throw badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${error.message}`);
+  }
+}
+
 function invalidIf(type: ResourceType, name: string, errors: FieldError[]): void {
   if (errors.length > 0) throw invalid(kindOf(type), name, errors);
 }
@@ -188,7 +202,7 @@ export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: s
   applyBuiltinDefaults(type, plain);
   applySchema(type, obj, ctx);
   if (ctx.managedFieldsDone) return obj;
-  return recordManagedFields({
+  return recordWriteFields(type, {
     before: undefined,
     after: obj,
     manager: ctx.manager,
@@ -363,7 +377,7 @@ export function prepareUpdate(
     return contentChanged(live, next) || ownershipChanged(live, next) ? next : undefined;
   }
   if (!contentChanged(live, next)) return undefined;
-  return recordManagedFields({
+  return recordWriteFields(type, {
     before: live,
     after: next,
     manager: ctx.manager,
