@@ -72,6 +72,12 @@ export interface ControllerContext<T extends KubeObject = KubeObject> extends Re
   /** Records Events; never throws, never blocks. */
   readonly recorder: EventRecorder;
   readonly logger: Logger;
+  /**
+   * The controller's clock (its scheduler's `now()`, ms since the epoch):
+   * stamp times with it (condition transitions, say) so that a reconcile
+   * run in virtual time stays reproducible.
+   */
+  now(): number;
 }
 
 export type ControllerReconciler<T extends KubeObject> = (
@@ -178,9 +184,6 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const informers = options.informers ?? new InformerFactory(options.kubeConfig, { logger, scheduler, monitor });
   const client = options.client ?? kubeClient(options.kubeConfig, { fieldManager: options.name, logger });
   const identity = options.leaderElection?.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 10)}`;
-  const recorder =
-    options.recorder ??
-    eventRecorder({ client, reportingController: options.name, reportingInstance: identity, logger });
 
   const primary = informers.informer<T>(options.for, {
     ...selectors(options.for),
@@ -218,7 +221,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   );
 
   const reconcile = options.reconcile;
-  const userContext = (key: ObjectKey, ctx: ReconcileContext): ControllerContext<T> => {
+  const userContext = (key: ObjectKey, ctx: ReconcileContext, recorder: EventRecorder): ControllerContext<T> => {
     const { namespace, name } = splitKey(key);
     return {
       get signal() {
@@ -234,10 +237,15 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       client,
       recorder,
       logger,
+      now: () => scheduler.now(),
     };
   };
 
   const output = new Observable<ReconcileOutcome>((subscriber) => {
+    // A recorder of our own lives as long as this run: closed at shutdown, so
+    // that no Event waiting to be retried keeps the process alive.
+    const recorder =
+      options.recorder ?? eventRecorder({ client, reportingController: options.name, reportingInstance: identity, logger });
     const stop = new Subject<void>();
     // Filled in below; a Subscription from the start so that a shutdown
     // during the synchronous part of subscribing still tears all of it down.
@@ -296,7 +304,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
             return whenSynced.pipe(
               switchMap(() => triggers),
               takeUntil(stop),
-              reconcileByKey((key, ctx) => reconcile(key, userContext(key, ctx)), {
+              reconcileByKey((key, ctx) => reconcile(key, userContext(key, ctx, recorder)), {
                 concurrency,
                 scheduler,
                 logger,
@@ -328,22 +336,22 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     function fail(err: unknown): void {
       if (finished) return;
       logger.error({ err: String(err) }, 'controller failed');
-      cleanup();
-      subscriber.error(err);
+      void cleanup().then(() => subscriber.error(err));
     }
 
     function end(): void {
       if (finished) return;
-      cleanup();
-      subscriber.complete();
+      void cleanup().then(() => subscriber.complete());
     }
 
-    function cleanup(): void {
+    /** Stops everything; settles once the recorder of our own has closed, so `complete` means nothing is left running. */
+    function cleanup(): Promise<void> {
       finished = true;
       graceTimer?.unsubscribe();
       reconciling.unsubscribe();
       warm.unsubscribe();
-      void recorder.flush();
+      if (options.recorder !== undefined) return Promise.resolve();
+      return recorder.close().catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the Event recorder failed'));
     }
 
     const shutdown = (): void => {

@@ -6,6 +6,7 @@ import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { waitFor } from '../support/waitFor.js';
 
 const child = new URL('../fixtures/runControllerChild.ts', import.meta.url).pathname;
+const recorderChild = new URL('../fixtures/recorderChild.ts', import.meta.url).pathname;
 
 describe('runController in its own process', () => {
   let server: ApiServer;
@@ -37,5 +38,22 @@ describe('runController in its own process', () => {
     const order = said.filter((s) => !('health' in s)).map((s) => Object.keys(s)[0]);
     expect(order).to.deep.equal(['reconciling', 'reconciled', 'done']);
     await waitFor(() => server.openWatches() === 0, 'the watch to close');
+  });
+
+  it('closes its own Event recorder before done settles, so an Event waiting for a retry cannot keep the process alive', async () => {
+    await server.kubeConfig().makeApiClient(CoreV1Api).createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' } } });
+    server.faults.failNext(1, { status: 503, message: 'busy' }, { verb: 'create', resource: 'events' });
+    const proc = spawn(process.execPath, ['--import', 'tsx', recorderChild, server.url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    // The recorder retries 10 s apart: a process held by that timer would still be running at this deadline.
+    const code = await Promise.race([
+      new Promise<number | null>((resolve) => proc.on('exit', resolve)),
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 8_000).unref()),
+    ]);
+    if (code === 'hung') proc.kill();
+    expect(code).to.equal(0);
+    expect(out).to.equal('done\n');
+    expect(server.requestLog.filter((r) => r.verb === 'create' && r.resource === 'events').map((r) => r.status)).to.include(503);
   });
 });
