@@ -1,15 +1,15 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defer, type Observable } from 'rxjs';
+import { defer, tap, type Observable } from 'rxjs';
 import { deltas } from '../operators/deltas.js';
 import { resync } from '../operators/resync.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import { indexer, type StoreEvent } from '../store/indexer.js';
 import { Store, listerView, type Lister } from '../store/store.js';
 import type { Logger } from '../logger.js';
-import type { KubeObject } from '../types.js';
+import type { KubeObject, ListWatchEvent } from '../types.js';
 import { listWatch, type ListWatchOptions } from './listWatch.js';
-import { collectionPath, type ResourceRef } from './resource.js';
-import { shareSource } from './shareSource.js';
+import { collectionPath, resourceName, type ResourceRef } from './resource.js';
+import { replay, shareSource } from './shareSource.js';
 
 /** One shared list-watch and its store. */
 export interface Informer<T extends KubeObject = KubeObject> {
@@ -32,8 +32,21 @@ export interface InformerOptions<T extends KubeObject>
   resyncPeriod?: number;
 }
 
+/**
+ * Where an informer's events come from: `listWatch` by default. Tests give
+ * marble diagrams or an in-memory cluster instead, and the informer around
+ * them (deltas, store, sharing, resync) stays the real one.
+ */
+export type InformerSource = <T extends KubeObject>(
+  resource: ResourceRef,
+  options: Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform'>,
+) => Observable<ListWatchEvent<T>>;
+
 /** Options every informer of a factory shares: transport, timing, logging, metrics. */
-export type InformerFactoryOptions = Omit<ListWatchOptions<KubeObject>, 'labelSelector' | 'fieldSelector' | 'transform'>;
+export type InformerFactoryOptions = Omit<ListWatchOptions<KubeObject>, 'labelSelector' | 'fieldSelector' | 'transform'> & {
+  /** Instead of `listWatch` on the factory's kubeConfig. */
+  source?: InformerSource;
+};
 
 /**
  * Hands out one informer per resource, namespace and selectors, so that
@@ -60,6 +73,11 @@ export class InformerFactory {
     }
     return shared;
   }
+
+  /** The resources informers were asked for, by name (`deployments.apps`), each once. */
+  resourceNames(): string[] {
+    return [...new Set([...this.informers.values()].map((informer) => resourceName(informer.resource)))];
+  }
 }
 
 class SharedInformer<T extends KubeObject> implements Informer<T> {
@@ -68,6 +86,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   private current: Store<T>;
   private indexers: Indexers<T>;
   private started = false;
+  private finished = false;
   private readonly logger: Logger | undefined;
 
   constructor(
@@ -79,18 +98,25 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.indexers = { ...options.indexers };
     this.logger = factoryOptions.logger;
     this.current = this.newStore();
+    const open: InformerSource =
+      factoryOptions.source ??
+      (<U extends KubeObject>(r: ResourceRef, o: Pick<ListWatchOptions<U>, 'labelSelector' | 'fieldSelector' | 'transform'>) =>
+        listWatch<U>(kubeConfig, r, { ...(factoryOptions as ListWatchOptions<U>), ...o }));
     const source = defer(() => {
       this.started = true;
       // Each run of the list-watch fills a fresh store: the old one may hold
       // objects deleted while no one watched, which no tombstone would reach.
       this.current = this.newStore();
-      const events = listWatch<T>(kubeConfig, resource, { ...(factoryOptions as ListWatchOptions<T>), ...pickListOptions(options) }).pipe(
+      const events = open<T>(resource, pickListOptions(options)).pipe(
         deltas<T>({ logger: factoryOptions.logger }),
         indexer<T>({ store: this.current }),
       );
       return options.resyncPeriod ? events.pipe(resync<T>(options.resyncPeriod, { scheduler: factoryOptions.scheduler })) : events;
-    });
-    this.events = source.pipe(shareSource<T>());
+    }).pipe(tap({ complete: () => (this.finished = true) }));
+    const shared = source.pipe(shareSource<T>());
+    // A source that completed (an aborted signal, a scripted test watch) is a
+    // finished run: later subscribers get its last state, not a second run.
+    this.events = defer(() => (this.finished ? replay(this.current.lister) : shared));
     this.store = listerView(() => this.current);
   }
 
