@@ -4,6 +4,7 @@ import { tap, type Subscription } from 'rxjs';
 import { deltas } from '../../src/operators/deltas.js';
 import { listWatch, type ListWatchMonitor, type ListWatchOptions } from '../../src/sources/listWatch.js';
 import { ListWatchError } from '../../src/sources/listWatchError.js';
+import { dropManagedFields } from '../../src/sources/transforms.js';
 import { indexer, type StoreEvent } from '../../src/store/indexer.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { isDelta, type KubeObject, type ListWatchEvent } from '../../src/types.js';
@@ -272,6 +273,20 @@ describe('listWatch against the embedded API server', function () {
     await waitFor(() => i.storeNames().join() === 'a,b,c', 'a watch event after the streaming list');
     // The same connection carries on as the watch.
     expect(requests('watch')).to.have.length(1);
+  });
+
+  it('applies the transform to every object before anything downstream holds it', async () => {
+    await create('a');
+    const i = informer({ transform: dropManagedFields });
+    await waitFor(() => requests('watch').length === 1, 'the watch');
+    await update('a', { v: '2' });
+    await create('b');
+    await waitFor(() => i.storeNames().join() === 'a,b' && i.raw.some((e) => e.type === 'Modified'), 'the events');
+    // The server does keep managedFields on these objects; the store never sees them.
+    expect(server.snapshot(configmaps).every((o) => Array.isArray(o.metadata.managedFields))).to.equal(true);
+    const objects = i.raw.filter((e): e is Extract<ListWatchEvent, { object: KubeObject }> => 'object' in e).map((e) => e.object);
+    expect(objects).to.have.length(3);
+    expect(objects.every((o) => o.metadata.managedFields === undefined)).to.equal(true);
   });
 
   describe('faults no retry can fix', () => {
