@@ -1,0 +1,52 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import * as rxkube from '../src/index.js';
+import * as testing from '../src/testing/index.js';
+
+const run = promisify(execFile);
+const root = new URL('..', import.meta.url).pathname;
+
+// The names DESIGN.md and the issues give to the parts: code outside the project imports them.
+const mainExports = [
+  'objectKey', 'splitKey', 'isDelta', 'InvalidObjectError', 'silentLogger', 'createDefaultLogger',
+  'listWatch', 'fromWatchEvents', 'shareSource', 'InformerFactory', 'dropManagedFields', 'ListWatchError',
+  'deltas', 'resync', 'reconcileByKey', 'defaultControllerRateLimiter', 'exponentialFailureRateLimiter',
+  'fastSlowRateLimiter', 'bucketRateLimiter', 'maxOfRateLimiter', 'generationChanged', 'resourceVersionChanged',
+  'labelsChanged', 'annotationsChanged', 'and', 'or', 'not', 'filterDeltas', 'mapToOwners', 'mapToKeys',
+  'indexer', 'Store', 'NAMESPACE_INDEX',
+  'kubeClient', 'isNotFound', 'isConflict', 'isAlreadyExists', 'isGone', 'isTooManyRequests', 'finalizer',
+  'setControllerReference', 'setCondition', 'eventRecorder', 'controllerMetrics', 'sourceMetrics', 'leaderMetrics',
+  'startHealthServer', 'leaderElection',
+  'controller', 'runController',
+];
+const testingExports = ['startApiServer', 'runReconcile', 'memoryClient', 'memoryRecorder', 'inMemoryLeaseClient', 'pausable'];
+
+describe('the public entry points', function () {
+  this.timeout(180_000);
+
+  it('export every part under the name the design gives it', () => {
+    expect(mainExports.filter((name) => !(name in rxkube))).to.deep.equal([]);
+    expect(testingExports.filter((name) => !(name in testing))).to.deep.equal([]);
+  });
+
+  it('build to JavaScript that plain Node imports, without tsx', async () => {
+    // Inside the project, so that the built files resolve its node_modules.
+    const out = await mkdtemp(join(root, '.build-test-'));
+    try {
+      await run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json'), '--outDir', out], { cwd: root }).catch(
+        (err: { stdout?: string }) => {
+          throw new Error(`the build failed:\n${err.stdout ?? String(err)}`);
+        },
+      );
+      const script = `const m = await import(${JSON.stringify(join(out, 'index.js'))}); const t = await import(${JSON.stringify(join(out, 'testing/index.js'))});
+        const s = await t.startApiServer(); await s.close(); console.log(typeof m.controller, typeof m.listWatch);`;
+      const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: root });
+      expect(stdout.trim()).to.equal('function function');
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  });
+});
