@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Logger } from '../../src/logger.js';
+import { parseLabelSelector } from '../../src/testing/apiserver/labelSelector.js';
 import { startApiServer, type ApiServer } from '../../src/testing/index.js';
 import { widgetCrd } from '../integration/apiserver.helpers.js';
 import { fuzzRequest, names, send, sendRaw, served, type FuzzRequest, type FuzzResponse } from './apiserver.support.js';
@@ -61,6 +62,22 @@ function expectProperAnswer(r: FuzzRequest, res: FuzzResponse): void {
     expect(status.message, `a message: ${what}`).to.be.a('string').and.not.equal('');
   } else if (String(res.headers['content-type']).startsWith('application/json')) {
     expect(() => JSON.parse(res.text), `JSON body: ${what}`).not.to.throw();
+  }
+}
+
+/** A list answer holds no more items than `limit` asked, and only items its label selector matches. */
+function expectListHonoursQuery(r: FuzzRequest, res: FuzzResponse): void {
+  const body = JSON.parse(res.text) as { kind?: string; items?: { metadata?: { labels?: Record<string, string> } }[] };
+  if (typeof body.kind !== 'string' || !body.kind.endsWith('List') || !Array.isArray(body.items)) return;
+  const last = (key: string) => r.query.filter(([k]) => k === key).map(([, v]) => v)[0];
+  const limit = Number(last('limit'));
+  if (Number.isInteger(limit) && limit > 0) expect(body.items.length, `${describeRequest(r)}: at most limit items`).to.be.at.most(limit);
+  const selector = last('labelSelector');
+  if (selector !== undefined && selector !== '') {
+    const parsed = parseLabelSelector(selector);
+    for (const item of body.items) {
+      expect(parsed.matches(item.metadata?.labels), `${describeRequest(r)}: ${JSON.stringify(item.metadata?.labels)} matches`).to.equal(true);
+    }
   }
 }
 
@@ -156,6 +173,8 @@ describe('fuzz: the embedded API server', function () {
             }
           }
         }
+        const json = String(res.headers['content-type']).startsWith('application/json');
+        if (r.method === 'GET' && res.status === 200 && !res.streamed && json) expectListHonoursQuery(r, res);
         const deletedItem = r.method === 'DELETE' && res.status === 200 && !dryRun && !(JSON.parse(res.text) as { kind?: string }).kind?.endsWith('List');
         if (deletedItem) {
           const read = await send(server.url, { method: 'GET', path: r.path, query: [], headers: {}, body: undefined });
@@ -166,7 +185,7 @@ describe('fuzz: the embedded API server', function () {
           }
         }
       }),
-      { numRuns: 1500 },
+      { numRuns: 5000 },
     );
     await expectHealthy();
   });

@@ -223,7 +223,7 @@ describe('fuzz: listWatch against a server that answers anything', function () {
         expect(unhandled, 'no unhandled rejection').to.deep.equal([]);
         expect(warnings.map((w) => `${w.name}: ${w.message}`), 'no process warning').to.deep.equal([]);
       }),
-      { numRuns: 100 },
+      { numRuns: 200 },
     );
   });
 });

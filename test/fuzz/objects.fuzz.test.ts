@@ -198,7 +198,7 @@ describe('fuzz: odd objects through objectKey, deltas() and indexer()', () => {
         expectIndexConsistent(store, 'name', modelIndex(model.objects, throwsForB));
         expectIndexConsistent(store, 'sloppy', modelIndex(model.objects, sloppy));
       }),
-      { numRuns: 400 },
+      { numRuns: 800 },
     );
   });
 
