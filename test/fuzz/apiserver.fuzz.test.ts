@@ -85,8 +85,11 @@ function expectListHonoursQuery(r: FuzzRequest, res: FuzzResponse): void {
 function itemPath(r: FuzzRequest, object: { metadata?: { name?: unknown } }): string | undefined {
   const name = object.metadata?.name;
   if (typeof name !== 'string') return undefined;
-  const base = r.path.replace(/\/(status|scale)$/, '');
-  return r.method === 'POST' ? `${base}/${encodeURIComponent(name)}` : base;
+  if (r.method === 'POST') return `${r.path}/${encodeURIComponent(name)}`;
+  // `/status` and `/scale` after the name are subresources; an object may also be named "status".
+  const sub = /\/(status|scale)$/.exec(r.path);
+  const parent = sub === null ? undefined : r.path.slice(0, -sub[0].length);
+  return parent !== undefined && parent.endsWith(`/${encodeURIComponent(name)}`) ? parent : r.path;
 }
 
 describe('fuzz: the embedded API server', function () {
