@@ -4,6 +4,7 @@ import {
   LabelSelector,
   labelSelectorFromObject,
   parseLabelSelector,
+  type LabelSelectorObject,
 } from '../../src/testing/apiserver/labelSelector.js';
 import { SelectorError } from '../../src/testing/apiserver/selectorError.js';
 import { catchError } from './catchError.js';
@@ -251,6 +252,28 @@ describe('labelSelectorFromObject (metav1.LabelSelectorAsSelector)', () => {
     expect(
       catchSelectorError(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] })).reason,
     ).to.equal('values: Invalid value: []string{"x"}: values set must be empty for exists and does not exist');
+  });
+
+  it('answers a selector of the wrong shape from stored JSON with a SelectorError, never a TypeError', () => {
+    const odd: unknown[] = [
+      'app=web',
+      5,
+      [],
+      { matchLabels: 'x' },
+      { matchLabels: { app: 5 } },
+      { matchExpressions: 'x' },
+      { matchExpressions: [null] },
+      { matchExpressions: [{ key: 5, operator: 'In', values: ['a'] }] },
+      { matchExpressions: [{ key: 'a', operator: 'In', values: 'a' }] },
+      { matchExpressions: [{ key: 'a', operator: 'In', values: [1] }] },
+    ];
+    for (const sel of odd) {
+      const error = catchSelectorError(() => labelSelectorFromObject(sel as LabelSelectorObject));
+      expect(error.message, JSON.stringify(sel)).to.contain(`(got ${JSON.stringify(sel)})`);
+    }
+    expect(catchSelectorError(() => labelSelectorFromObject({ matchLabels: { app: 5 } } as unknown as LabelSelectorObject)).reason).to.equal(
+      'matchLabels["app"] must be a string (got {"matchLabels":{"app":5}})',
+    );
   });
 
   it('validates matchLabels keys and values', () => {

@@ -342,7 +342,8 @@ const objectOperators: Record<LabelSelectorOperatorName, LabelOperator> = {
 export function labelSelectorFromObject(sel: LabelSelectorObject | null | undefined): LabelSelector {
   if (sel === null || sel === undefined) return new LabelSelector([], true);
   const requirements: LabelRequirement[] = [];
-  const text = JSON.stringify(sel);
+  const text = JSON.stringify(sel) ?? String(sel);
+  checkSelectorShape(sel, text);
   const check = (key: string, operator: LabelOperator, values: readonly string[]): void => {
     const errors: string[] = [];
     const keyErrors = labelKeyErrors(key);
@@ -374,6 +375,36 @@ export function labelSelectorFromObject(sel: LabelSelectorObject | null | undefi
     requirements.push({ key: expression.key, operator, values });
   }
   return new LabelSelector(requirements);
+}
+
+/**
+ * What kube's decoder would refuse before any selector rule applies: a selector that is not an
+ * object, labels or values that are not strings, expressions that are not objects. Checked here
+ * because the object comes from stored JSON, whatever its declared type.
+ */
+function checkSelectorShape(sel: unknown, text: string): void {
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const fail = (what: string): never => {
+    throw new SelectorError(`${what} (got ${text})`, text);
+  };
+  if (!isObject(sel)) fail('a label selector must be an object');
+  const { matchLabels, matchExpressions } = sel as Record<string, unknown>;
+  if (matchLabels !== undefined && matchLabels !== null) {
+    if (!isObject(matchLabels)) fail('matchLabels must be a map of strings');
+    for (const [key, value] of Object.entries(matchLabels as Record<string, unknown>)) {
+      if (typeof value !== 'string') fail(`matchLabels[${goQuote(key)}] must be a string`);
+    }
+  }
+  if (matchExpressions === undefined || matchExpressions === null) return;
+  if (!Array.isArray(matchExpressions)) fail('matchExpressions must be a list');
+  (matchExpressions as unknown[]).forEach((expression, i) => {
+    if (!isObject(expression)) return fail(`matchExpressions[${i}] must be an object`);
+    if (typeof expression.key !== 'string') fail(`matchExpressions[${i}].key must be a string`);
+    const values = expression.values;
+    if (values !== undefined && values !== null && (!Array.isArray(values) || values.some((v) => typeof v !== 'string'))) {
+      fail(`matchExpressions[${i}].values must be a list of strings`);
+    }
+  });
 }
 
 function goStringSlice(values: readonly string[]): string {
