@@ -157,6 +157,23 @@ describe('embedded API server: robustness against malformed requests', () => {
     await expectHealthy();
   });
 
+  it('refuses a Deployment whose selector is no label selector with 422, so its scale can always be read', async () => {
+    const deployments = '/apis/apps/v1/namespaces/default/deployments';
+    const template = { metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    for (const selector of [{ matchLabels: { app: 5 } }, { matchExpressions: [{ key: 5, operator: 'In', values: ['a'] }] }, { matchExpressions: 'x' }, { matchLabels: { 'a b': 'c' } }]) {
+      const res = await json(server, 'POST', deployments, { metadata: { name: 'd' }, spec: { selector, template } });
+      expect(res.status, JSON.stringify(selector)).to.equal(422);
+      expect(res.json()).to.deep.include({ reason: 'Invalid' });
+      expect(String(res.json().message)).to.match(/^Deployment\.apps "d" is invalid: spec\.selector: Invalid value: /);
+    }
+    expect((await json(server, 'POST', deployments, { metadata: { name: 'd' }, spec: { selector: { matchLabels: { app: 'a' } }, template } })).status).to.equal(201);
+    const patched = await json(server, 'PATCH', `${deployments}/d`, { spec: { selector: { matchLabels: { app: 7 } } } }, 'application/merge-patch+json');
+    expect(patched.status).to.equal(422);
+    const scale = await raw(server, 'GET', `${deployments}/d/scale`);
+    expect(scale.status).to.equal(200);
+    expect(scale.json()).to.deep.include({ status: { replicas: 0, selector: 'app=a' } });
+  });
+
   describe('bodies nested deeper than the stack allows', () => {
     /** A widget whose spec nests `depth` levels below the body's top (the body itself is level 1). */
     const nested = (depth: number, name: string) => {

@@ -5,12 +5,14 @@ import { crdValidationErrors } from './crd.js';
 import { CrdController } from './crdController.js';
 import { deletionPlan, type DeleteOptions } from './deletion.js';
 import { GarbageCollector } from './garbageCollector.js';
+import { labelSelectorFromObject, type LabelSelectorObject } from './labelSelector.js';
 import { cloneJson } from './immutable.js';
 import { NamespaceController } from './namespaceController.js';
 import { timestamp } from './objectMeta.js';
 import { ObjectStore, StoredObject, type ChangeEvent } from './objectStore.js';
 import { storeKey } from './storeKeys.js';
 import { ResourceRegistry } from './registry.js';
+import { SelectorError } from './selectorError.js';
 import { apiVersionOf, type ResourceType } from './resourceType.js';
 import { alreadyExists, ApiError, forbidden, invalid, notFound } from './statusError.js';
 import { recordManagedFields } from './serverSideApply.js';
@@ -173,6 +175,19 @@ export class Cluster {
     if (type.builtin && type.group === 'apiextensions.k8s.io') {
       const errors = crdValidationErrors(object);
       if (errors.length > 0) throw invalid({ group: type.group, kind: type.kind }, object.metadata.name ?? '', errors);
+    }
+    if (type.builtin && type.scale !== undefined) {
+      // The /scale subresource reports this selector: one that is no label selector is never stored, as in kube.
+      const selector = (object as unknown as { spec?: { selector?: unknown } }).spec?.selector;
+      if (selector === undefined || selector === null) return;
+      try {
+        labelSelectorFromObject(selector as LabelSelectorObject);
+      } catch (error) {
+        if (!(error instanceof SelectorError)) throw error;
+        throw invalid({ group: type.group, kind: type.kind }, object.metadata.name ?? '', [
+          { field: 'spec.selector', type: 'Invalid value', value: selector, detail: error.reason },
+        ]);
+      }
     }
   }
 
