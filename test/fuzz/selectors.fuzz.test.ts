@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { parseFieldSelector, type FieldSelector } from '../../src/testing/apiserver/fieldSelector.js';
-import { parseLabelSelector, type LabelOperator, type LabelSelector } from '../../src/testing/apiserver/labelSelector.js';
+import { labelSelectorFromObject, parseLabelSelector, type LabelOperator, type LabelSelector, type LabelSelectorObject } from '../../src/testing/apiserver/labelSelector.js';
 import { SelectorError } from '../../src/testing/apiserver/selectorError.js';
-import { mutated } from './arbitraries.js';
+import { mutated, oddValue } from './arbitraries.js';
 
 /**
  * Label and field selector parsers fed random text and near-valid text (valid selectors with
@@ -196,6 +196,32 @@ describe('fuzz: label and field selector parsers', () => {
         if (field !== undefined) roundTripsField(field);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it('turn any metav1.LabelSelector object (as stored JSON may hold it) into a selector whose text round-trips, or a SelectorError', () => {
+    const expression = fc.record(
+      { key: fc.oneof(labelKey, oddValue), operator: fc.oneof(fc.constantFrom('In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt'), oddValue), values: fc.oneof(fc.array(labelValue, { maxLength: 3 }), oddValue) },
+      { requiredKeys: [] },
+    );
+    const selectorObject = fc.oneof(
+      fc.record(
+        {
+          matchLabels: fc.oneof(fc.dictionary(labelKey, labelValue, { maxKeys: 3 }), fc.dictionary(fc.string({ maxLength: 4 }), oddValue, { maxKeys: 2 }), oddValue),
+          matchExpressions: fc.oneof(fc.array(fc.oneof(expression, oddValue), { maxLength: 3 }), oddValue),
+        },
+        { requiredKeys: [] },
+      ),
+      oddValue,
+    );
+    fc.assert(
+      fc.property(selectorObject, (sel) => {
+        const selector = tryParse(() => labelSelectorFromObject(sel as LabelSelectorObject));
+        if (selector === undefined || sel === null || sel === undefined) return;
+        const text = selector.toString();
+        expect(parseLabelSelector(text).toString(), `the text of ${JSON.stringify(sel)}`).to.equal(text);
+      }),
+      { numRuns: 2000 },
     );
   });
 
