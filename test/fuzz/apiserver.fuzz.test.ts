@@ -38,7 +38,7 @@ function expectProperAnswer(r: FuzzRequest, res: FuzzResponse): void {
   // strategic merge patch or an apply whose body does not fit the type's structure (mixed list
   // item types, an item without its merge key, "failed to create typed patch object") is kube's
   // own 500 InternalError (kubernetes/kubernetes#122480, #79210).
-  const tooLarge = res.status === 504 && (res.text.includes('"ResourceVersionTooLarge"') || (r.method === 'HEAD' && r.query.some(([k]) => k === 'resourceVersion')));
+  const tooLarge = res.status === 504 && (res.text.includes('"ResourceVersionTooLarge"') || (r.method === 'HEAD' && r.query.some(([k]) => k === 'resourceVersion' || k === 'continue')));
   const patchType = mediaTypeOf(r.headers['Content-Type']);
   const kubesOwn500 =
     res.status === 500 &&

@@ -192,6 +192,18 @@ const metadataValue = fc.oneof(
 const kinds = ['ConfigMap', 'Pod', 'Secret', 'Namespace', 'Deployment', 'Widget', 'Scale', 'Status'];
 const apiVersions = ['v1', 'apps/v1', 'example.com/v1', 'autoscaling/v1', 'v2'];
 
+/** A metav1.LabelSelector with parts of the wrong type or wrong values. */
+const oddSelector = fc.record(
+  {
+    matchLabels: fc.oneof(fc.dictionary(fc.constantFrom('app', 'a b', ''), oddValue, { maxKeys: 2 }), oddValue),
+    matchExpressions: fc.oneof(
+      fc.array(fc.record({ key: fc.oneof(fc.constant('app'), oddValue), operator: fc.oneof(fc.constantFrom('In', 'Exists', 'Gt'), oddValue), values: oddValue }, { requiredKeys: [] }), { maxLength: 2 }),
+      oddValue,
+    ),
+  },
+  { requiredKeys: [] },
+);
+
 const objects = new Map<Served | undefined, fc.Arbitrary<Record<string, unknown>>>();
 
 /** An object body, most often of the kind the target serves (built once per resource). */
@@ -214,7 +226,7 @@ function buildObjectBody(right: Served | undefined): fc.Arbitrary<Record<string,
           {
             replicas: fc.oneof(fc.integer({ min: -1, max: 5 }), oddValue),
             containers: fc.oneof(fc.constant([{ name: 'app', image: 'nginx' }]), oddValue),
-            selector: fc.oneof(fc.constant({ matchLabels: { app: 'a' } }), oddValue),
+            selector: fc.oneof(fc.constant({ matchLabels: { app: 'a' } }), oddSelector, oddValue),
             template: fc.oneof(fc.constant({ metadata: { labels: { app: 'a' } }, spec: { containers: [{ name: 'app', image: 'nginx' }] } }), oddValue),
             size: oddValue,
           },
