@@ -19,7 +19,16 @@
  *       managedFields), not the watch.
  *
  * The target applies to (1); (2) shows what a benchmark that drives the
- * server with writes can expect. BENCH_EVENTS=n runs a shorter version.
+ * server with writes can expect.
+ *
+ *   (3) writes: creates, updates (PUT), merge patches and server-side
+ *       applies of that pod over HTTP, and in-process `server.put`, each in
+ *       writes per second next to its floor measured in the same run (see
+ *       support/writeThroughput.ts): a bare node:http server, or a bare loop,
+ *       that only clones the object into a Map.
+ *
+ * BENCH_EVENTS=n and BENCH_WRITES=n (default 5,000 of each write) run a
+ * shorter version; BENCH_ONLY=writes runs (3) alone.
  *
  * Run: npm run bench:apiserver
  */
@@ -28,8 +37,10 @@ import { silentLogger } from '../src/logger.js';
 import { startApiServer, type ApiServer } from '../src/testing/index.js';
 import type { KubeObject } from '../src/types.js';
 import { pod } from './support/pods.js';
+import { measureHttpWrites, measurePuts, type WriteFigure } from './support/writeThroughput.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
+const WRITES = Number(process.env.BENCH_WRITES ?? 5_000);
 const AHEAD = 20_000;
 const pods = { group: '', version: 'v1', resource: 'pods', namespace: 'default' };
 
@@ -162,7 +173,32 @@ function report(name: string, result: Done & { writeMs: number }): number {
   return ratio;
 }
 
-async function main(): Promise<void> {
+function perSecond(n: number): string {
+  return `${Math.round(n).toLocaleString('en-US')}/s`;
+}
+
+function reportWrite(figure: WriteFigure): void {
+  const ratio = figure.perSecond / figure.referencePerSecond;
+  console.log(
+    `  ${figure.name.padEnd(12)} ${perSecond(figure.perSecond).padStart(9)}  floor ${perSecond(figure.referencePerSecond).padStart(11)}  ` +
+      `ratio ${ratio.toFixed(2)}  (server thread ${figure.busyUs.toFixed(0)} µs/write, floor ${figure.referenceBusyUs.toFixed(0)})`,
+  );
+}
+
+async function writes(): Promise<void> {
+  const server = await startApiServer({ logger: silentLogger });
+  try {
+    const base = benchPod();
+    console.log(`writes — ${WRITES.toLocaleString('en-US')} of each, against a floor that only clones into a Map`);
+    for (const figure of await measureHttpWrites(server, base, WRITES, 'bench-w-')) reportWrite(figure);
+    server.put(pods, base);
+    reportWrite(measurePuts(server, base, WRITES));
+  } finally {
+    await server.close();
+  }
+}
+
+async function watches(): Promise<void> {
   const server = await startApiServer({ logger: silentLogger, historyWindow: EVENTS + 10 });
   try {
     const base = benchPod();
@@ -172,10 +208,15 @@ async function main(): Promise<void> {
     const liveRatio = report('live', await live(server, base));
     const target = 0.5;
     console.log(`target (replay): delivery ≥ ${target} × JSON.parse — ${replayed >= target ? 'met' : 'NOT met'} (${replayed.toFixed(2)}); live, bounded by the writes: ${liveRatio.toFixed(2)}`);
-    console.log(`peak RSS ${Math.round(process.memoryUsage().rss / 1024 / 1024)} MB`);
   } finally {
     await server.close();
   }
+}
+
+async function main(): Promise<void> {
+  if (process.env.BENCH_ONLY !== 'writes') await watches();
+  await writes();
+  console.log(`peak RSS ${Math.round(process.memoryUsage().rss / 1024 / 1024)} MB`);
 }
 
 await main();
