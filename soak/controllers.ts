@@ -2,11 +2,13 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import {
   bucketRateLimiter,
   controller,
+  eventRecorder,
   exponentialFailureRateLimiter,
   InformerFactory,
   maxOfRateLimiter,
   silentLogger,
   type Controller,
+  type EventRecorder,
   type KubeObject,
   type ReconcileOutcome,
 } from 'rxkube';
@@ -28,6 +30,7 @@ export interface ControllersOptions {
   /** The rate limiter's overall retry budget (retries per second; burst 10×). */
   retryQps: number;
   watchBackoffMaxMs: number;
+  eventSeriesWindowMs: number;
   onOutcome: (controller: string, outcome: ReconcileOutcome) => void;
   onEnded: (controller: string, how: string) => void;
 }
@@ -45,6 +48,8 @@ export class SoakControllers {
   readonly informers: InformerFactory;
   readonly monitor = countingMonitor();
   readonly all: Controller<KubeObject>[];
+  /** The controllers' Event recorders, ours so that they are closed before the server goes (and their series counted). */
+  readonly recorders: EventRecorder[] = [];
   private readonly stop = new AbortController();
   private running: Running | undefined;
 
@@ -65,10 +70,15 @@ export class SoakControllers {
     const autoscaling = podAutoscalerOptions(kubeConfig, common);
     const rollout = configMapRolloutOptions(kubeConfig, common);
     const mirror = mirrorOptions(kubeConfig, common);
+    const recorder = (name: string) => {
+      const r = eventRecorder({ kubeConfig, reportingController: name, reportingInstance: 'soak', logger: silentLogger, seriesWindow: options.eventSeriesWindowMs });
+      this.recorders.push(r);
+      return r;
+    };
     this.all = [
-      controller({ ...autoscaling, reconcile: chaoticReconcile(autoscaling.name, autoscaling.reconcile, chaos, guard, random) }),
-      controller({ ...rollout, reconcile: chaoticReconcile(rollout.name, rollout.reconcile, chaos, guard, random) }),
-      controller({ ...mirror, reconcile: chaoticReconcile(mirror.name, mirror.reconcile, chaos, guard, random) }),
+      controller({ ...autoscaling, recorder: recorder(autoscaling.name), reconcile: chaoticReconcile(autoscaling.name, autoscaling.reconcile, chaos, guard, random) }),
+      controller({ ...rollout, recorder: recorder(rollout.name), reconcile: chaoticReconcile(rollout.name, rollout.reconcile, chaos, guard, random) }),
+      controller({ ...mirror, recorder: recorder(mirror.name), reconcile: chaoticReconcile(mirror.name, mirror.reconcile, chaos, guard, random) }),
     ] as unknown as Controller<KubeObject>[];
   }
 
@@ -93,5 +103,6 @@ export class SoakControllers {
   async close(): Promise<void> {
     this.stop.abort();
     await stopWithin(this.running, 10_000);
+    await Promise.all(this.recorders.map((r) => r.close()));
   }
 }

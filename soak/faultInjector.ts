@@ -2,7 +2,7 @@ import type { ApiServer, RequestMatch } from 'rxkube/testing';
 import type { Random } from './random.js';
 import { bump } from './stats.js';
 
-export type FaultKind = 'drop-watches' | 'close-watches' | 'compact' | 'burst-429' | 'burst-500' | 'latency' | 'malformed-line';
+export type FaultKind = 'drop-watches' | 'close-watches' | 'compact' | 'burst-429' | 'burst-500' | 'latency' | 'malformed-line' | 'silence';
 
 /** Relative weights of the fault kinds. */
 const weights: Record<FaultKind, number> = {
@@ -13,6 +13,7 @@ const weights: Record<FaultKind, number> = {
   'burst-500': 2,
   latency: 1,
   'malformed-line': 1,
+  silence: 1,
 };
 
 /** Which requests a burst of errors hits: any, or one verb. */
@@ -44,7 +45,8 @@ export interface FaultWeather {
  * cleanly, history compacted (the next watch from an old resourceVersion
  * gets 410, as an HTTP status or an ERROR event, at random), bursts of 429
  * with Retry-After and of 500 on all requests or one verb, a spell of added
- * latency, and malformed lines written into every open watch.
+ * latency, malformed lines written into every open watch, and watches kept open but
+ * silent for a while (their events held, then sent in one go).
  *
  * Why lulls: a list-watch backs off after each failure, and its backoff
  * is forgotten only after minutes without one; under a steady rain of
@@ -56,6 +58,7 @@ export class FaultInjector {
   readonly stats: FaultStats = { injected: {}, armedErrors: {}, watchesCut: 0, malformedLines: 0, storms: 0 };
   private timer: NodeJS.Timeout | undefined;
   private latencyTimer: NodeJS.Timeout | undefined;
+  private silenceTimer: NodeJS.Timeout | undefined;
   private stormEnds = 0;
   private coverage: FaultKind[] = [];
   private readonly kinds: FaultKind[];
@@ -104,7 +107,8 @@ export class FaultInjector {
   stop(): void {
     clearTimeout(this.timer);
     clearTimeout(this.latencyTimer);
-    this.timer = this.latencyTimer = undefined;
+    clearTimeout(this.silenceTimer);
+    this.timer = this.latencyTimer = this.silenceTimer = undefined;
     this.server.faults.reset();
   }
 
@@ -136,6 +140,13 @@ export class FaultInjector {
         faults.latency(this.random.int(20, 250));
         clearTimeout(this.latencyTimer);
         this.latencyTimer = setTimeout(() => faults.latency(0), this.random.int(1_000, 4_000));
+        return;
+      }
+      case 'silence': {
+        // Open watches stay open but send nothing (events are held, then sent at once).
+        faults.silenceWatches();
+        clearTimeout(this.silenceTimer);
+        this.silenceTimer = setTimeout(() => faults.unsilenceWatches(), this.random.int(500, 5_000));
         return;
       }
       case 'malformed-line':

@@ -4,6 +4,8 @@ import type { FaultWeather } from './faultInjector.js';
 export interface SoakOptions {
   /** Total time to run, ms (rounds of faults, each followed by a calm phase). */
   durationMs: number;
+  /** Run exactly this many rounds (then `durationMs` is ignored). */
+  rounds?: number;
   /** Length of the first round of faults, ms: its calm phase gives the heap baseline. */
   firstRoundMs: number;
   /** Length of each later round of faults, ms. */
@@ -31,6 +33,15 @@ export interface SoakOptions {
   watchBackoffMaxMs: number;
   /** After the faults stop, every subject must converge, and every store match the server, within this, ms. */
   convergenceBoundMs: number;
+  /**
+   * Time-bounded memory, shortened so that it is at its steady size before
+   * the heap baseline (after the first minute): Events on the server expire
+   * this long after their last write (kube's --event-ttl, 1 h by default),
+   * and the recorders join repeats into a series within this window (6 min
+   * by default), ms.
+   */
+  eventTtlMs: number;
+  eventSeriesWindowMs: number;
   /** The embedded server's watch history, in changes. */
   historyWindow: number;
   /** The leader-election scenario, or undefined for none. */
@@ -54,10 +65,12 @@ export const soakDefaults: Omit<SoakOptions, 'seed' | 'progress'> = {
   faults: { meanIntervalMs: 500, stormMs: [3_000, 8_000], lullMs: [4_000, 10_000] },
   reconcileFailureRate: 0.1,
   maxReconcileDelayMs: 20,
-  concurrency: 4,
+  concurrency: 8,
   retryQps: 100,
   watchBackoffMaxMs: 4_000,
   convergenceBoundMs: 30_000,
+  eventTtlMs: 30_000,
+  eventSeriesWindowMs: 30_000,
   historyWindow: 10_000,
   leader: { replicas: 3, factor: 5, rate: 5, sources: 20, meanPauseIntervalMs: 3_000 },
   progressMs: 10_000,

@@ -22,6 +22,7 @@ export function formatReport(report: SoakReport, file?: string): string {
   }
   const s = report.sources;
   add(`sources      re-lists ${counts(s.relists)}; watch restarts ${counts(s.watchRestarts)}; backoff retries ${counts(s.retries)}; list pages ${s.listRequests}, watches ${s.watchRequests}, events ${s.events}`);
+  add(`             watches open at the end ${report.openWatches}; Events expired by the TTL stand-in ${report.expiredEvents}`);
   add(`convergence  while faulted: ${ms(report.convergence.duringFaults.all as Distribution)}`);
   for (const kind of ['mirror', 'autoscaler', 'rollout']) {
     const d = report.convergence.duringFaults[kind];
@@ -31,7 +32,8 @@ export function formatReport(report: SoakReport, file?: string): string {
   for (const r of report.rounds) {
     add(
       `  round ${r.round}: ${r.chaosSeconds} s of faults; converged ${r.convergedMs === undefined ? `NOT (${r.unconverged} left)` : `in ${r.convergedMs} ms`}, ` +
-        `stores ${r.storesMatchedMs === undefined ? `DIFFER (${r.storeMismatches})` : `match at ${r.storesMatchedMs} ms`}; heap after GC ${r.heapAfterGcMB} MB`,
+        `stores ${r.storesMatchedMs === undefined ? `DIFFER (${r.storeMismatches})` : `match at ${r.storesMatchedMs} ms`}; heap after GC ${r.heapAfterGcMB} MB; ` +
+        `server holds ${counts(r.serverObjects)}; recorders hold ${r.recorderSeries} series`,
     );
   }
   if (report.leader) {

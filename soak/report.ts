@@ -23,8 +23,9 @@ export interface RoundReport {
   unconverged: number;
   storeMismatches: number;
   heapAfterGcMB: number;
-  /** ConfigMaps in the main namespace at that point (sources, twins, app configs). */
-  objects: number;
+  /** Objects the server held at that point, by resource (all namespaces), and Event series the main controllers' recorders held. */
+  serverObjects: Record<string, number>;
+  recorderSeries: number;
 }
 
 export interface ReportInput {
@@ -41,6 +42,7 @@ export interface ReportInput {
   leader: LeaderReport | undefined;
   memory: MemorySampler;
   watches: number;
+  expiredEvents: number;
 }
 
 export interface SoakReport {
@@ -62,6 +64,10 @@ export interface SoakReport {
     afterFaults: Distribution;
   };
   rounds: RoundReport[];
+  /** Events the soak's stand-in for kube's event TTL deleted. */
+  expiredEvents: number;
+  /** Watches open on the server just before the end: one per shared informer of the three controllers, one per replica. */
+  openWatches: number;
   leader: LeaderReport | undefined;
   memory: HeapCheck & { samples: MemorySample[]; peakRssMB: number; eventLoopDelayMs: { p50: number; p99: number; max: number } };
   invariants: Record<Invariant, { rule: string; violations: number }>;
@@ -119,6 +125,8 @@ export function buildReport(input: ReportInput): SoakReport {
       afterFaults: distribution(rounds.flatMap((r) => (r.convergedMs === undefined ? [] : [r.convergedMs]))),
     },
     rounds,
+    expiredEvents: input.expiredEvents,
+    openWatches: input.watches,
     leader,
     memory: {
       ...input.heap,

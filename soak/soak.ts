@@ -3,6 +3,7 @@ import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { installCrd } from '../examples/podautoscaler/crd.js';
 import { InFlightGuard, type ReconcileChaos } from './chaosReconcile.js';
 import { SoakControllers } from './controllers.js';
+import { EventTtl } from './eventTtl.js';
 import { FaultInjector } from './faultInjector.js';
 import { clusterView, type ClusterView } from './invariants/clusterView.js';
 import { allSubjects, subjectProblem } from './invariants/converged.js';
@@ -23,6 +24,14 @@ import { resources, Workload } from './workload.js';
 /** The namespace of the three controllers, and that of the leader-election scenario. */
 export const MAIN = 'soak';
 export const LEADER = 'soak-leader';
+
+/** What the server holds, counted at each calm phase. */
+const counted = {
+  configmaps: { group: '', version: 'v1', resource: 'configmaps' },
+  deployments: { group: 'apps', version: 'v1', resource: 'deployments' },
+  podautoscalers: { group: 'autoscaling.rxkube.dev', version: 'v1', resource: 'podautoscalers' },
+  events: { group: 'events.k8s.io', version: 'v1', resource: 'events' },
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,11 +62,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let leader: LeaderChaos | undefined;
   let workloads: Workload[] = [];
   let faults: FaultInjector | undefined;
+  let eventTtl: EventTtl | undefined;
   let phase = 'setup';
-  let gathered: Pick<ReportInput, 'heap' | 'faults' | 'workloads' | 'convergence' | 'sources' | 'leader' | 'watches'> | undefined;
+  let gathered: Pick<ReportInput, 'heap' | 'faults' | 'workloads' | 'convergence' | 'sources' | 'leader' | 'watches' | 'expiredEvents'> | undefined;
   sampler.start();
   try {
-    server = await startApiServer({ logger: silentLogger, historyWindow: options.historyWindow });
+    // Bookmarks every 5 s rather than kube's 60 s, so that resuming from a bookmark's resourceVersion is exercised too.
+    server = await startApiServer({ logger: silentLogger, historyWindow: options.historyWindow, bookmarkIntervalMs: 5_000 });
     const api = server;
     const kubeConfig = api.kubeConfig();
     for (const name of [MAIN, LEADER]) api.put({ group: '', version: 'v1', resource: 'namespaces' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -78,6 +89,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       concurrency: options.concurrency,
       retryQps: options.retryQps,
       watchBackoffMaxMs: options.watchBackoffMaxMs,
+      eventSeriesWindowMs: options.eventSeriesWindowMs,
       onOutcome,
       onEnded,
     });
@@ -94,12 +106,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         replicas: options.leader.replicas,
         meanPauseIntervalMs: options.leader.meanPauseIntervalMs,
         watchBackoffMaxMs: options.watchBackoffMaxMs,
+        eventSeriesWindowMs: options.eventSeriesWindowMs,
         onOutcome,
         onEnded,
       });
       leader.start();
     }
     faults = new FaultInjector(api, random, options.faults);
+    eventTtl = new EventTtl(api, options.eventTtlMs);
+    eventTtl.start();
 
     const views = (): ClusterView[] => [clusterView(api, MAIN, true), ...(leader ? [clusterView(api, LEADER, false)] : [])];
     const names = {
@@ -151,8 +166,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
     for (let round = 1; ; round++) {
       const elapsed = Date.now() - started;
-      const length = round === 1 ? options.firstRoundMs : Math.min(options.roundMs, options.durationMs - elapsed);
-      if (round > 1 && length < Math.min(20_000, options.roundMs)) break;
+      const length = round === 1 ? options.firstRoundMs : options.rounds !== undefined ? options.roundMs : Math.min(options.roundMs, options.durationMs - elapsed);
+      if (options.rounds !== undefined ? round > options.rounds : round > 1 && length < Math.min(20_000, options.roundMs)) break;
       // Faults.
       phase = `round ${round}`;
       chaos.failureRate = options.reconcileFailureRate;
@@ -193,7 +208,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         unconverged: left.length,
         storeMismatches: mismatches.length,
         heapAfterGcMB: mb(heapAfterGc(gc)),
-        objects: server.snapshot(resources.configmaps(MAIN)).length,
+        serverObjects: Object.fromEntries(
+          Object.entries(counted).map(([name, ref]) => [name, api.snapshot(ref).length]),
+        ),
+        recorderSeries: controllers.recorders.reduce((n, r) => n + r.stats().tracked, 0),
       });
       options.progress(`round ${round}: converged ${convergedMs === undefined ? 'NOT' : `in ${Math.round(convergedMs)} ms`}, stores ${storesMs === undefined ? 'DIFFER' : `match at ${Math.round(storesMs)} ms`}, heap after GC ${rounds[rounds.length - 1]!.heapAfterGcMB} MB`);
     }
@@ -208,11 +226,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       sources: controllers.sources,
       leader: leader?.report(),
       watches: api.openWatches(),
+      expiredEvents: eventTtl.expired,
     };
   } finally {
     for (const t of timers) clearInterval(t);
     await Promise.all(workloads.map((w) => w.stop()));
     faults?.stop();
+    eventTtl?.stop();
     await leader?.close();
     await controllers?.close();
     await server?.close();

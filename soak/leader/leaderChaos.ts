@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { controller, InformerFactory, leaderElectionJitterFactor, silentLogger, type Controller, type ReconcileOutcome } from 'rxkube';
+import { controller, eventRecorder, InformerFactory, leaderElectionJitterFactor, silentLogger, type Controller, type EventRecorder, type ReconcileOutcome } from 'rxkube';
 import { inMemoryLeaseClient, pausable, type PausableLeaseClient } from 'rxkube/testing';
 import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { chaoticReconcile, type InFlightGuard, type ReconcileChaos } from '../chaosReconcile.js';
@@ -26,6 +26,7 @@ export interface LeaderChaosOptions {
   /** Mean real ms between pauses of the leader's renewals. */
   meanPauseIntervalMs: number;
   watchBackoffMaxMs: number;
+  eventSeriesWindowMs: number;
   onOutcome: (controller: string, outcome: ReconcileOutcome) => void;
   onEnded: (controller: string, how: string) => void;
 }
@@ -79,6 +80,7 @@ const maxLegMs = 100;
  */
 export class LeaderChaos {
   readonly controllers: Controller<ConfigMap>[] = [];
+  private readonly recorders: EventRecorder[] = [];
   private readonly clients = new Map<string, PausableLeaseClient>();
   private readonly writes: LeaseWrite[] = [];
   private readonly active = new Map<string, number>();
@@ -106,6 +108,8 @@ export class LeaderChaos {
       this.reconciles[identity] = 0;
       const informers = new InformerFactory(kubeConfig, { logger: silentLogger, scheduler, monitor: this.monitor, backoff: { maxMs: options.watchBackoffMaxMs } });
       const base = mirrorOptions(kubeConfig, { namespace });
+      const recorder = eventRecorder({ kubeConfig, reportingController: 'mirror-leader', reportingInstance: identity, logger: silentLogger, seriesWindow: options.eventSeriesWindowMs });
+      this.recorders.push(recorder);
       const c = controller<ConfigMap>({
         ...base,
         name: 'mirror-leader',
@@ -114,6 +118,7 @@ export class LeaderChaos {
         informers,
         concurrency: 2,
         registry: new Registry(),
+        recorder,
         signal: this.stop.signal,
         gracePeriod: 5_000,
         leaderElection: { lease: `${namespace}/${this.leaseName}`, identity, client: client.client, leaseDuration, renewDeadline, retryPeriod },
@@ -169,6 +174,7 @@ export class LeaderChaos {
     this.stopPausing();
     this.stop.abort();
     await stopWithin(this.running, 10_000);
+    await Promise.all(this.recorders.map((r) => r.close()));
   }
 
   report(): LeaderReport {

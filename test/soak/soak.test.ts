@@ -22,7 +22,7 @@ describe('soak, short form: three controllers sharing informers, a leader-electe
       expect(report.reconciles.byController[name]?.results.success ?? 0, `${name} reconciled: ${explain}`).to.be.greaterThan(100);
       expect(report.reconciles.byController[name]?.errors.injected ?? 0, `${name} met injected failures: ${explain}`).to.be.greaterThan(0);
     }
-    for (const kind of ['drop-watches', 'close-watches', 'compact', 'burst-429', 'burst-500', 'latency', 'malformed-line']) {
+    for (const kind of ['drop-watches', 'close-watches', 'compact', 'burst-429', 'burst-500', 'latency', 'malformed-line', 'silence']) {
       expect(report.faults.injected[kind] ?? 0, `${kind} injected: ${explain}`).to.be.greaterThan(0);
     }
     expect(report.workload.http, explain).to.be.greaterThan(1_000);
