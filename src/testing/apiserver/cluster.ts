@@ -4,6 +4,7 @@ import { toStorage, toVersion } from './conversion.js';
 import { crdValidationErrors } from './crd.js';
 import { CrdController } from './crdController.js';
 import { deletionPlan, type DeleteOptions } from './deletion.js';
+import { FieldsV1Cache } from './fieldsV1Cache.js';
 import { GarbageCollector } from './garbageCollector.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from './labelSelector.js';
 import { cloneJson } from './immutable.js';
@@ -57,6 +58,8 @@ export class Cluster {
   readonly registry = new ResourceRegistry();
   readonly store: ObjectStore;
   readonly hub = new WatchHub();
+  /** The managedFields of stored objects, decoded and encoded once (see fieldsV1Cache.ts). */
+  readonly fieldsCache = new FieldsV1Cache();
   private readonly queue: (() => void)[] = [];
   private settling = false;
   private readonly reactors: Reactor[];
@@ -204,7 +207,7 @@ export class Cluster {
   }
 
   createNow(type: ResourceType, namespace: string | undefined, body: unknown, options: WriteOptions): WriteResult {
-    const object = prepareCreate(type, body, type.namespaced ? namespace : undefined, options);
+    const object = prepareCreate(type, body, type.namespaced ? namespace : undefined, { ...options, fieldsCache: this.fieldsCache });
     this.validate(type, object);
     const name = object.metadata.name as string;
     this.checkNamespace(type, object.metadata.namespace);
@@ -227,7 +230,7 @@ export class Cluster {
   updateNow(type: ResourceType, namespace: string | undefined, name: string, body: unknown, options: WriteOptions): WriteResult {
     const live = this.get(type, namespace, name);
     const liveObject = toVersion(type, live.object);
-    const next = prepareUpdate(type, liveObject, body, { namespace: type.namespaced ? namespace : undefined, name }, options);
+    const next = prepareUpdate(type, liveObject, body, { namespace: type.namespaced ? namespace : undefined, name }, { ...options, fieldsCache: this.fieldsCache });
     if (next === undefined) return { stored: live };
     this.validate(type, next);
     if (options.dryRun) return { stored: this.dryRunResult(next) };
@@ -253,6 +256,7 @@ export class Cluster {
       manager,
       now: timestamp(),
       ownsBody: true,
+      fieldsCache: this.fieldsCache,
     });
     if (next === undefined) return live;
     return this.commitUpdate(type, live, this.toStored(type, next));
@@ -267,6 +271,7 @@ export class Cluster {
       now: timestamp(),
       subresource: 'status',
       ownsBody: true,
+      fieldsCache: this.fieldsCache,
     });
     if (next === undefined) return live;
     return this.commitUpdate(type, live, this.toStored(type, next));
@@ -281,7 +286,7 @@ export class Cluster {
     next.spec = spec;
     if (!contentChanged(live.object, next)) return live;
     const now = timestamp();
-    const recorded = recordManagedFields({ before: live.object, after: next, manager, operation: 'Update', subresource: 'finalize', now });
+    const recorded = recordManagedFields({ before: live.object, after: next, manager, operation: 'Update', subresource: 'finalize', now, fieldsCache: this.fieldsCache });
     return this.commitUpdate(this.namespaceType(), live, recorded as KubeObject);
   }
 

@@ -46,37 +46,91 @@ export function isDescendantOrSelf(key: string, ancestor: string): boolean {
   return key === ancestor || ancestor === '' || key.startsWith(ancestor + separator);
 }
 
+/**
+ * Field sets are values: once built, no code changes them. So the operations below return one of
+ * their inputs unchanged when the result equals it (no copy), which also lets a cache of encoded
+ * sets (fieldsV1Cache.ts) recognize a manager whose fields did not change.
+ */
 export function union(...sets: FieldSet[]): FieldSet {
-  const out = new Set<string>();
-  for (const set of sets) for (const member of set) out.add(member);
-  return out;
+  const first = sets[0];
+  if (first === undefined) return new Set();
+  let out: FieldSet | undefined;
+  for (let i = 1; i < sets.length; i++) {
+    for (const member of sets[i] as FieldSet) {
+      if (out === undefined) {
+        if (first.has(member)) continue;
+        out = new Set(first);
+      }
+      out.add(member);
+    }
+  }
+  return out ?? first;
 }
 
 export function difference(a: FieldSet, b: FieldSet): FieldSet {
-  return new Set([...a].filter((member) => !b.has(member)));
+  if (a.size === 0 || b.size === 0) return a;
+  if (b.size < a.size) {
+    let out: FieldSet | undefined;
+    for (const member of b) {
+      if (!a.has(member)) continue;
+      out ??= new Set(a);
+      out.delete(member);
+    }
+    return out ?? a;
+  }
+  const out: FieldSet = new Set();
+  for (const member of a) if (!b.has(member)) out.add(member);
+  return out.size === a.size ? a : out;
 }
 
 export function intersection(a: FieldSet, b: FieldSet): FieldSet {
-  return new Set([...a].filter((member) => b.has(member)));
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  const out: FieldSet = new Set();
+  for (const member of small) if (large.has(member)) out.add(member);
+  return out;
+}
+
+export function sameMembers(a: FieldSet, b: FieldSet): boolean {
+  if (a === b) return true;
+  if (a.size !== b.size) return false;
+  for (const member of a) if (!b.has(member)) return false;
+  return true;
+}
+
+function isFieldsV1Element(element: string): boolean {
+  const tag = element[0];
+  return element[1] === ':' && (tag === 'f' || tag === 'k' || tag === 'v' || tag === 'i');
+}
+
+function hasNoKeys(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return false;
+  return true;
 }
 
 /** The set a FieldsV1 object describes; anything that is not FieldsV1-shaped is an error. */
 export function fieldsV1ToSet(fields: unknown): FieldSet {
   const set: FieldSet = new Set();
-  const walk = (node: unknown, path: PathElement[]): void => {
+  const path: PathElement[] = [];
+  const walk = (node: unknown, key: string): void => {
     if (!isJsonObject(node)) throw new Error(`FieldsV1 node at ${JSON.stringify(path)} is not an object`);
-    for (const [element, child] of Object.entries(node)) {
+    for (const element of Object.keys(node)) {
       if (element === '.') {
-        set.add(pathKey(path));
+        set.add(key);
         continue;
       }
-      if (!/^[fkvi]:/.test(element)) throw new Error(`unknown FieldsV1 path element ${JSON.stringify(element)}`);
-      const childPath = [...path, element];
-      if (isJsonObject(child) && Object.keys(child).length === 0) set.add(pathKey(childPath));
-      else walk(child, childPath);
+      if (!isFieldsV1Element(element)) throw new Error(`unknown FieldsV1 path element ${JSON.stringify(element)}`);
+      const child = node[element];
+      const childKey = path.length === 0 ? element : key + separator + element;
+      if (isJsonObject(child) && hasNoKeys(child)) {
+        set.add(childKey);
+        continue;
+      }
+      path.push(element);
+      walk(child, childKey);
+      path.pop();
     }
   };
-  walk(fields, []);
+  walk(fields, '');
   return set;
 }
 

@@ -1,7 +1,8 @@
 import { shapeFor } from './builtinSchema.js';
-import { difference, fieldsV1ToSet, intersection, setToFieldsV1, union, type FieldSet } from './fieldPath.js';
+import { difference, fieldsV1ToSet, intersection, sameMembers, setToFieldsV1, union, type FieldSet } from './fieldPath.js';
+import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import type { GroupKind } from './groupKind.js';
-import { isJsonObject, jsonClone, type JsonObject, type JsonValue } from './jsonValue.js';
+import { isJsonObject, type JsonObject, type JsonValue } from './jsonValue.js';
 import { compareValues, type Comparison } from './structuredMerge.js';
 
 /**
@@ -33,8 +34,11 @@ export function describeManager(entry: ManagerEntry): string {
   return text;
 }
 
-/** Decodes managedFields; undefined when any entry is not valid (kube then ignores them all). */
-export function decodeManagedFields(list: unknown): Managers | undefined {
+/**
+ * Decodes managedFields; undefined when any entry is not valid (kube then ignores them all).
+ * The entries' field sets come from `cache` when given: they are shared, never to be changed.
+ */
+export function decodeManagedFields(list: unknown, cache?: FieldsV1Cache): Managers | undefined {
   const managers: Managers = new Map();
   if (list === undefined || list === null) return managers;
   if (!Array.isArray(list)) return undefined;
@@ -45,7 +49,7 @@ export function decodeManagedFields(list: unknown): Managers | undefined {
     if (typeof apiVersion !== 'string' || apiVersion === '' || fieldsType !== 'FieldsV1') return undefined;
     let fields: FieldSet;
     try {
-      fields = fieldsV1ToSet(fieldsV1 ?? {});
+      fields = cache === undefined ? fieldsV1ToSet(fieldsV1 ?? {}) : cache.decode(fieldsV1 ?? {});
     } catch {
       return undefined;
     }
@@ -72,24 +76,27 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** The managedFields list for these managers, in kube's order; empty managers are left out. */
-export function encodeManagedFields(managers: Managers): JsonObject[] {
-  const entries = [...managers.values()].filter((entry) => entry.fields.size > 0);
+/**
+ * The managedFields list for these managers, in kube's order; empty managers are left out. With a
+ * `cache`, the FieldsV1 objects are its frozen, shared encodings.
+ */
+export function encodeManagedFields(managers: Managers, cache?: FieldsV1Cache): JsonObject[] {
+  const entries = [...managers.values()].filter((entry) => entry.fields.size > 0).map((entry) => ({ entry, seconds: seconds(entry.time) }));
   entries.sort(
-    (p, q) =>
+    ({ entry: p, seconds: ps }, { entry: q, seconds: qs }) =>
       compareStrings(p.operation, q.operation) ||
-      seconds(p.time) - seconds(q.time) ||
+      ps - qs ||
       compareStrings(p.manager, q.manager) ||
       compareStrings(p.apiVersion, q.apiVersion) ||
       compareStrings(p.subresource ?? '', q.subresource ?? ''),
   );
-  return entries.map((entry) => ({
+  return entries.map(({ entry }) => ({
     manager: entry.manager,
     operation: entry.operation,
     apiVersion: entry.apiVersion,
     ...(entry.time !== undefined ? { time: entry.time } : {}),
     fieldsType: 'FieldsV1',
-    fieldsV1: setToFieldsV1(entry.fields),
+    fieldsV1: cache === undefined ? setToFieldsV1(entry.fields) : cache.encode(entry.fields),
     ...(entry.subresource !== undefined ? { subresource: entry.subresource } : {}),
   }));
 }
@@ -110,19 +117,28 @@ export function stripServerFields(fields: FieldSet): FieldSet {
   return difference(fields, strippedPaths);
 }
 
-/** The object without managedFields, for comparisons and merges. */
+/**
+ * The object without managedFields, for comparisons and merges: a new top level and metadata;
+ * everything else is shared with `obj` (so is to be read, not changed).
+ */
 export function withoutManagedFields(obj: JsonObject | undefined): JsonObject | undefined {
   if (obj === undefined) return undefined;
-  const copy = jsonClone(obj);
-  if (isJsonObject(copy.metadata)) delete copy.metadata.managedFields;
+  const copy = { ...obj };
+  if (isJsonObject(copy.metadata)) {
+    const { managedFields: _managedFields, ...metadata } = copy.metadata;
+    copy.metadata = metadata;
+  }
   return copy;
 }
 
-/** The object with these managers written to `metadata.managedFields` (removed when none). */
-export function withManagedFields(obj: JsonObject, managers: Managers): JsonObject {
-  const out = jsonClone(obj);
-  const metadata: JsonObject = isJsonObject(out.metadata) ? out.metadata : {};
-  const encoded = encodeManagedFields(managers);
+/**
+ * The object with these managers written to `metadata.managedFields` (removed when none): a new
+ * top level and metadata; everything else is shared with `obj`.
+ */
+export function withManagedFields(obj: JsonObject, managers: Managers, cache?: FieldsV1Cache): JsonObject {
+  const out = { ...obj };
+  const metadata: JsonObject = isJsonObject(out.metadata) ? { ...out.metadata } : {};
+  const encoded = encodeManagedFields(managers, cache);
   if (encoded.length > 0) metadata.managedFields = encoded;
   else delete metadata.managedFields;
   out.metadata = metadata;
@@ -133,7 +149,13 @@ export function withManagedFields(obj: JsonObject, managers: Managers): JsonObje
 export function withoutResetFields(fields: FieldSet, resetFields: readonly string[]): FieldSet {
   if (resetFields.length === 0) return fields;
   const prefixes = resetFields.map((name) => `f:${name}`);
-  return new Set([...fields].filter((key) => !prefixes.some((p) => key === p || key.startsWith(`${p}\u0000`))));
+  let out: FieldSet | undefined;
+  for (const key of fields) {
+    if (!prefixes.some((p) => key === p || key.startsWith(`${p}\u0000`))) continue;
+    out ??= new Set(fields);
+    out.delete(key);
+  }
+  return out ?? fields;
 }
 
 /**
@@ -154,7 +176,7 @@ export function takeOwnership(
     if (conflict.size > 0) conflicts.set(id, conflict);
     const fields = difference(difference(entry.fields, conflict), comparison.removed);
     if (fields.size === 0) managers.delete(id);
-    else managers.set(id, { ...entry, fields });
+    else if (fields !== entry.fields) managers.set(id, { ...entry, fields });
   }
   return conflicts;
 }
@@ -171,6 +193,8 @@ export interface RecordManagedFieldsOptions {
   readonly kind?: GroupKind;
   /** Fields this write cannot change (e.g. `status` through the main resource); never recorded. */
   readonly resetFields?: readonly string[];
+  /** The server's cache of FieldsV1 (see fieldsV1Cache.ts); without it, every write decodes and encodes them all. */
+  readonly fieldsCache?: FieldsV1Cache;
 }
 
 export function groupKindOf(obj: object): GroupKind {
@@ -202,11 +226,12 @@ export function recordManagedFields(options: RecordManagedFieldsOptions): object
   const kind = options.kind ?? groupKindOf(after);
   const shape = shapeFor(kind);
   const sent = isJsonObject(after.metadata) ? after.metadata.managedFields : undefined;
-  const live = decodeManagedFields(isJsonObject(before?.metadata) ? before.metadata.managedFields : undefined) ?? new Map();
+  const cache = options.fieldsCache;
+  const live = decodeManagedFields(isJsonObject(before?.metadata) ? before.metadata.managedFields : undefined, cache) ?? new Map();
   let managers: Managers = live;
   if (options.subresource === undefined && Array.isArray(sent)) {
     const reset = sent.length === 0 || (sent.length === 1 && isJsonObject(sent[0]) && Object.keys(sent[0]).length === 0);
-    const decoded = reset ? new Map() : decodeManagedFields(sent);
+    const decoded = reset ? new Map() : decodeManagedFields(sent, cache);
     if (reset) managers = new Map();
     else if (decoded !== undefined && decoded.size > 0) managers = decoded;
   }
@@ -230,12 +255,16 @@ export function recordManagedFields(options: RecordManagedFieldsOptions): object
     ...(options.subresource !== undefined ? { subresource: options.subresource } : {}),
   };
   const id = managerIdentity(identity);
+  const held = managers.get(id)?.fields;
   takeOwnership(managers, undefined, filtered);
   const previous = managers.get(id)?.fields ?? new Set<string>();
   const gained = union(filtered.modified, filtered.added);
-  const fields = stripServerFields(union(previous, gained));
+  const recomputed = stripServerFields(union(previous, gained));
+  // A writer that rewrites fields it owns keeps the same set (the ownership taken back from it is
+  // given back): keep the set itself, whose encoding is then not redone.
+  const fields = held !== undefined && sameMembers(held, recomputed) ? held : recomputed;
   const current = managers.get(id);
   if (gained.size > 0) managers.set(id, { ...identity, time: options.now, fields });
   else if (current) managers.set(id, { ...current, fields });
-  return withManagedFields(result, managers);
+  return withManagedFields(result, managers, cache);
 }

@@ -190,6 +190,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
         now: options.now,
         subresource: options.subresource,
         resetFields: resetFieldsFor(r.type, options.subresource, applied, ...(liveObject === undefined ? [] : [liveObject])),
+        fieldsCache: cluster.fieldsCache,
       });
     } catch (error) {
       throw patchErrorToApi(error);

@@ -1,5 +1,6 @@
 import { shapeFor } from './builtinSchema.js';
 import { difference, formatPath, union, type FieldSet } from './fieldPath.js';
+import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import type { GroupKind } from './groupKind.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from './jsonValue.js';
 import {
@@ -67,6 +68,8 @@ export interface ServerSideApplyOptions {
    * their live values are kept and nobody gains them.
    */
   readonly resetFields?: readonly string[];
+  /** The server's cache of FieldsV1 (see fieldsV1Cache.ts). */
+  readonly fieldsCache?: FieldsV1Cache;
 }
 
 /**
@@ -86,7 +89,7 @@ export interface ServerSideApplyOptions {
  *
  * A configuration carrying `metadata.managedFields` is 400; one that cannot be typed (a list item
  * without its key, duplicate keys) is kube's 500, both as {@link PatchError}. Inputs are never
- * modified.
+ * modified; the result shares the parts it did not change with them (read it, or copy it first).
  */
 export function serverSideApply(options: ServerSideApplyOptions): { object: object } {
   const applied = options.applied as JsonObject;
@@ -102,7 +105,7 @@ export function serverSideApply(options: ServerSideApplyOptions): { object: obje
 
   try {
     const managers: Managers =
-      decodeManagedFields(isJsonObject(liveObject?.metadata) ? liveObject.metadata.managedFields : undefined) ?? new Map();
+      decodeManagedFields(isJsonObject(liveObject?.metadata) ? liveObject.metadata.managedFields : undefined, options.fieldsCache) ?? new Map();
     if (managers.size === 0 && liveObject !== undefined) adoptExistingFields(managers, live, shape, liveObject, options.now);
 
     const self = { manager: options.manager, operation: 'Apply' as const, apiVersion, ...subresourceOf(options) };
@@ -137,7 +140,7 @@ export function serverSideApply(options: ServerSideApplyOptions): { object: obje
     const entry = managers.get(id) as ManagerEntry;
     if (entry.fields.size === 0) managers.delete(id);
     else if (changed) managers.set(id, { ...entry, time: options.now });
-    return { object: withManagedFields(changed ? merged : live, managers) };
+    return { object: withManagedFields(changed ? merged : live, managers, options.fieldsCache) };
   } catch (e) {
     if (e instanceof TypedValueError) {
       throw PatchError.internal(`failed to create typed patch object (${describeObject(applied)}): ${e.message}`);

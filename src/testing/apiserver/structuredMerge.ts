@@ -4,13 +4,12 @@ import {
   hasPathOrDescendant,
   isDescendantOrSelf,
   keyElement,
-  pathKey,
   valueElement,
   type FieldSet,
   type PathElement,
 } from './fieldPath.js';
 import { formatPath } from './fieldPath.js';
-import { isJsonObject, jsonClone, jsonEqual, type JsonObject, type JsonValue } from './jsonValue.js';
+import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from './jsonValue.js';
 
 /**
  * The typed operations of server-side apply (structured-merge-diff's `typed` package) over plain
@@ -41,25 +40,30 @@ function isDeclaredField(shape: Shape | undefined, key: string): boolean {
   return !(shape?.values !== undefined && shape.fields?.[key] === undefined);
 }
 
-/** The path element of each item of a granular list; `strict` refuses duplicates (applied configurations). */
-function itemElements(list: JsonValue[], shape: Shape, path: readonly PathElement[], strict: boolean): PathElement[] {
+/** The key of a child path: `key` (a path key, `''` for the root) followed by `element`. */
+function childKey(key: string, element: PathElement): string {
+  return key === '' ? element : `${key}\u0000${element}`;
+}
+
+/** The path element of each item of a granular list at path `key`; `strict` refuses duplicates (applied configurations). */
+function itemElements(list: JsonValue[], shape: Shape, key: string, strict: boolean): PathElement[] {
   const listShape = shape.list;
   const seen = new Set<PathElement>();
   return list.map((item, index) => {
     let element: PathElement;
     if (listShape?.type === 'set') {
       if (item !== null && typeof item === 'object') {
-        throw new TypedValueError(`${formatPath(pathKey(path))}: element ${index}: expected a scalar in a set list`);
+        throw new TypedValueError(`${formatPath(key)}: element ${index}: expected a scalar in a set list`);
       }
       element = valueElement(item);
     } else {
-      if (!isJsonObject(item)) throw new TypedValueError(`${formatPath(pathKey(path))}: element ${index}: expected an object in an associative list`);
+      if (!isJsonObject(item)) throw new TypedValueError(`${formatPath(key)}: element ${index}: expected an object in an associative list`);
       const keys: Record<string, JsonValue> = {};
       for (const name of listShape?.keys ?? []) {
         const value = Object.hasOwn(item, name) ? item[name] : listShape?.keyDefaults?.[name];
         if (value === undefined || value === null) {
           throw new TypedValueError(
-            `${formatPath(pathKey(path))}: element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`,
+            `${formatPath(key)}: element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`,
           );
         }
         keys[name] = value;
@@ -67,7 +71,7 @@ function itemElements(list: JsonValue[], shape: Shape, path: readonly PathElemen
       element = keyElement(keys);
     }
     if (seen.has(element)) {
-      if (strict) throw new TypedValueError(`${formatPath(pathKey(path))}: duplicate entries for key ${formatPath(element)}`);
+      if (strict) throw new TypedValueError(`${formatPath(key)}: duplicate entries for key ${formatPath(element)}`);
     }
     seen.add(element);
     return element;
@@ -77,28 +81,28 @@ function itemElements(list: JsonValue[], shape: Shape, path: readonly PathElemen
 /** The fields an applied configuration sets: leaves, atomic values, list items, empty objects. */
 export function toFieldSet(value: JsonValue, shape: Shape | undefined): FieldSet {
   const set: FieldSet = new Set();
-  const walk = (node: JsonValue, nodeShape: Shape | undefined, path: PathElement[]): void => {
+  const walk = (node: JsonValue, nodeShape: Shape | undefined, key: string): void => {
     const kind = nodeKind(node, nodeShape);
     if (kind === 'object') {
-      for (const [key, child] of Object.entries(node as JsonObject)) {
-        const childPath = [...path, fieldElement(key)];
-        walk(child, childShape(nodeShape, key), childPath);
+      for (const [name, child] of Object.entries(node as JsonObject)) {
+        const childPath = childKey(key, fieldElement(name));
+        walk(child, childShape(nodeShape, name), childPath);
         const emptyObject = isJsonObject(child) && Object.keys(child).length === 0;
-        if (child === null || emptyObject || !isDeclaredField(nodeShape, key)) set.add(pathKey(childPath));
+        if (child === null || emptyObject || !isDeclaredField(nodeShape, name)) set.add(childPath);
       }
     } else if (kind === 'list') {
       const items = node as JsonValue[];
-      const elements = itemElements(items, nodeShape as Shape, path, true);
+      const elements = itemElements(items, nodeShape as Shape, key, true);
       items.forEach((item, i) => {
-        const itemPath = [...path, elements[i] as PathElement];
+        const itemPath = childKey(key, elements[i] as PathElement);
         walk(item, nodeShape?.values, itemPath);
-        set.add(pathKey(itemPath));
+        set.add(itemPath);
       });
-    } else if (path.length > 0) {
-      set.add(pathKey(path));
+    } else if (key !== '') {
+      set.add(key);
     }
   };
-  walk(value, shape, []);
+  walk(value, shape, '');
   return set;
 }
 
@@ -109,54 +113,86 @@ export interface Comparison {
 }
 
 /**
+ * What comparing a value with itself amounts to: nothing changed, but its granular lists are
+ * still keyed, which throws for a list that cannot be (as comparing the two sides would). Only
+ * the first item of each key is looked into, as a comparison does.
+ */
+function checkLists(value: JsonValue, shape: Shape | undefined, key: string): void {
+  if (shape === undefined) return;
+  const kind = nodeKind(value, shape);
+  if (kind === 'object') {
+    const object = value as JsonObject;
+    for (const name of Object.keys(object)) {
+      const nameShape = childShape(shape, name);
+      if (nameShape !== undefined) checkLists(object[name] as JsonValue, nameShape, childKey(key, fieldElement(name)));
+    }
+  } else if (kind === 'list') {
+    const items = value as JsonValue[];
+    const elements = itemElements(items, shape, key, false);
+    const seen = new Set<PathElement>();
+    items.forEach((item, i) => {
+      const element = elements[i] as PathElement;
+      if (seen.has(element)) return;
+      seen.add(element);
+      checkLists(item, shape.values, childKey(key, element));
+    });
+  }
+}
+
+/**
  * What changed from `before` to `after`: leaves whose value differs are modified; a node present
- * on one side only is added or removed together with everything below it.
+ * on one side only is added or removed together with everything below it. A part both sides
+ * share (the same object: stored objects are frozen, so writes share what they keep) is unchanged.
  */
 export function compareValues(before: JsonValue | undefined, after: JsonValue | undefined, shape: Shape | undefined): Comparison {
   const result = { added: new Set<string>(), modified: new Set<string>(), removed: new Set<string>() };
-  const oneSided = (value: JsonValue, nodeShape: Shape | undefined, path: PathElement[], into: FieldSet): void => {
-    if (path.length > 0) into.add(pathKey(path));
+  const oneSided = (value: JsonValue, nodeShape: Shape | undefined, key: string, into: FieldSet): void => {
+    if (key !== '') into.add(key);
     const kind = nodeKind(value, nodeShape);
     if (kind === 'object') {
-      for (const [key, child] of Object.entries(value as JsonObject)) {
-        oneSided(child, childShape(nodeShape, key), [...path, fieldElement(key)], into);
+      for (const [name, child] of Object.entries(value as JsonObject)) {
+        oneSided(child, childShape(nodeShape, name), childKey(key, fieldElement(name)), into);
       }
     } else if (kind === 'list') {
       const items = value as JsonValue[];
-      const elements = itemElements(items, nodeShape as Shape, path, false);
-      items.forEach((item, i) => oneSided(item, nodeShape?.values, [...path, elements[i] as PathElement], into));
+      const elements = itemElements(items, nodeShape as Shape, key, false);
+      items.forEach((item, i) => oneSided(item, nodeShape?.values, childKey(key, elements[i] as PathElement), into));
     }
   };
-  const walk = (l: JsonValue | undefined, r: JsonValue | undefined, nodeShape: Shape | undefined, path: PathElement[]): void => {
-    if (l === undefined && r === undefined) return;
-    if (l === undefined) return oneSided(r as JsonValue, nodeShape, path, result.added);
-    if (r === undefined) return oneSided(l, nodeShape, path, result.removed);
+  const walk = (l: JsonValue | undefined, r: JsonValue | undefined, nodeShape: Shape | undefined, key: string): void => {
+    if (l === r) {
+      if (l !== undefined) checkLists(l, nodeShape, key);
+      return;
+    }
+    if (l === undefined) return oneSided(r as JsonValue, nodeShape, key, result.added);
+    if (r === undefined) return oneSided(l, nodeShape, key, result.removed);
     const kind = nodeKind(l, nodeShape);
     if (kind !== nodeKind(r, nodeShape) || kind === 'leaf') {
-      if (!jsonEqual(l, r) && path.length > 0) result.modified.add(pathKey(path));
+      if (!jsonEqual(l, r) && key !== '') result.modified.add(key);
       return;
     }
     if (kind === 'object') {
       const lo = l as JsonObject;
       const ro = r as JsonObject;
-      for (const key of new Set([...Object.keys(lo), ...Object.keys(ro)])) {
-        walk(lo[key], ro[key], childShape(nodeShape, key), [...path, fieldElement(key)]);
+      for (const name of Object.keys(lo)) walk(lo[name], ro[name], childShape(nodeShape, name), childKey(key, fieldElement(name)));
+      for (const name of Object.keys(ro)) {
+        if (!Object.hasOwn(lo, name)) walk(lo[name], ro[name], childShape(nodeShape, name), childKey(key, fieldElement(name)));
       }
       return;
     }
     const li = l as JsonValue[];
     const ri = r as JsonValue[];
-    const lElements = itemElements(li, nodeShape as Shape, path, false);
-    const rElements = itemElements(ri, nodeShape as Shape, path, false);
+    const lElements = itemElements(li, nodeShape as Shape, key, false);
+    const rElements = itemElements(ri, nodeShape as Shape, key, false);
     const lItems = new Map<PathElement, JsonValue>();
     li.forEach((item, i) => lItems.has(lElements[i] as string) || lItems.set(lElements[i] as string, item));
     const rItems = new Map<PathElement, JsonValue>();
     ri.forEach((item, i) => rItems.has(rElements[i] as string) || rItems.set(rElements[i] as string, item));
     for (const element of new Set([...lItems.keys(), ...rItems.keys()])) {
-      walk(lItems.get(element), rItems.get(element), nodeShape?.values, [...path, element]);
+      walk(lItems.get(element), rItems.get(element), nodeShape?.values, childKey(key, element));
     }
   };
-  walk(before, after, shape, []);
+  walk(before, after, shape, '');
   return result;
 }
 
@@ -174,27 +210,29 @@ function withoutNulls(value: JsonValue): JsonValue {
 /**
  * The live value with the applied configuration merged in: objects key by key, granular lists
  * item by item (keeping structured-merge-diff's order: the configuration's items in its order,
- * live-only items where they stood), everything else replaced by the configuration.
+ * live-only items where they stood), everything else replaced by the configuration. What the
+ * configuration does not touch is the live value itself, shared, not copied; what it sets is a
+ * copy of it.
  */
 export function mergeApplied(live: JsonValue | undefined, config: JsonValue | undefined, shape: Shape | undefined): JsonValue | undefined {
-  if (config === undefined) return jsonClone(live);
-  if (live === undefined || config === null) return withoutNulls(jsonClone(config));
+  if (config === undefined) return live;
+  if (live === undefined || config === null) return withoutNulls(config);
   const kind = nodeKind(config, shape);
-  if (kind !== nodeKind(live, shape) || kind === 'leaf') return withoutNulls(jsonClone(config));
+  if (kind !== nodeKind(live, shape) || kind === 'leaf') return withoutNulls(config);
   if (kind === 'object') {
-    const out = jsonClone(live) as JsonObject;
+    const out = { ...(live as JsonObject) };
     for (const [key, child] of Object.entries(config as JsonObject)) {
       if (child === null) delete out[key];
       else out[key] = mergeApplied((live as JsonObject)[key], child, childShape(shape, key)) as JsonValue;
     }
     return out;
   }
-  return mergeLists(live as JsonValue[], config as JsonValue[], shape as Shape, []);
+  return mergeLists(live as JsonValue[], config as JsonValue[], shape as Shape, '');
 }
 
-function mergeLists(live: JsonValue[], config: JsonValue[], shape: Shape, path: PathElement[]): JsonValue[] {
-  const lElements = itemElements(live, shape, path, false);
-  const rElements = itemElements(config, shape, path, true);
+function mergeLists(live: JsonValue[], config: JsonValue[], shape: Shape, key: string): JsonValue[] {
+  const lElements = itemElements(live, shape, key, false);
+  const rElements = itemElements(config, shape, key, true);
   const lItems = new Map<PathElement, JsonValue>();
   live.forEach((item, i) => lItems.has(lElements[i] as string) || lItems.set(lElements[i] as string, item));
   const rItems = new Map<PathElement, JsonValue>();
@@ -228,7 +266,7 @@ function mergeLists(live: JsonValue[], config: JsonValue[], shape: Shape, path: 
     if (l < lElements.length) {
       const le = lElements[l] as PathElement;
       if (!rItems.has(le)) {
-        out.push(jsonClone(lItems.get(le) as JsonValue));
+        out.push(lItems.get(le) as JsonValue);
         l++;
         continue;
       }
@@ -254,32 +292,30 @@ function mergeLists(live: JsonValue[], config: JsonValue[], shape: Shape, path: 
 export function pruneFields(value: JsonValue, remove: FieldSet, owned: FieldSet, shape: Shape | undefined): JsonValue {
   if (remove.size === 0) return value;
   const relevant = (key: string): boolean => [...remove].some((member) => isDescendantOrSelf(member, key));
-  const walk = (node: JsonValue, nodeShape: Shape | undefined, path: PathElement[], keep: ReadonlySet<string>): JsonValue => {
+  const walk = (node: JsonValue, nodeShape: Shape | undefined, key: string, keep: ReadonlySet<string>): JsonValue => {
     const kind = nodeKind(node, nodeShape);
     if (kind === 'object') {
       const out: JsonObject = {};
-      for (const [key, child] of Object.entries(node as JsonObject)) {
-        const childPath = [...path, fieldElement(key)];
-        const childKey = pathKey(childPath);
-        if (remove.has(childKey) && !keep.has(key) && !hasPathOrDescendant(owned, childKey)) continue;
-        out[key] = relevant(childKey) ? walk(child, childShape(nodeShape, key), childPath, new Set()) : child;
+      for (const [name, child] of Object.entries(node as JsonObject)) {
+        const nameKey = childKey(key, fieldElement(name));
+        if (remove.has(nameKey) && !keep.has(name) && !hasPathOrDescendant(owned, nameKey)) continue;
+        out[name] = relevant(nameKey) ? walk(child, childShape(nodeShape, name), nameKey, new Set()) : child;
       }
       return out;
     }
     if (kind === 'list') {
       const items = node as JsonValue[];
-      const elements = itemElements(items, nodeShape as Shape, path, false);
+      const elements = itemElements(items, nodeShape as Shape, key, false);
       const keyFields = new Set(nodeShape?.list?.keys ?? []);
       const out: JsonValue[] = [];
       items.forEach((item, i) => {
-        const itemPath = [...path, elements[i] as PathElement];
-        const itemKey = pathKey(itemPath);
+        const itemKey = childKey(key, elements[i] as PathElement);
         if (remove.has(itemKey) && !hasPathOrDescendant(owned, itemKey)) return;
-        out.push(relevant(itemKey) ? walk(item, nodeShape?.values, itemPath, keyFields) : item);
+        out.push(relevant(itemKey) ? walk(item, nodeShape?.values, itemKey, keyFields) : item);
       });
       return out;
     }
     return node;
   };
-  return walk(value, shape, [], new Set());
+  return walk(value, shape, '', new Set());
 }

@@ -3,6 +3,7 @@ import type { KubeObject } from '../../types.js';
 import { cloneJson, isPlainObject, jsonEqual } from './immutable.js';
 import { jsonKind } from './jsonValue.js';
 import { applyCrdSchema } from './crdSchema.js';
+import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import { generateName, metadataErrors } from './objectMeta.js';
 import { apiVersionOf, type ResourceType } from './resourceType.js';
 import { recordManagedFields } from './serverSideApply.js';
@@ -31,6 +32,8 @@ export interface WriteContext {
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   /** Collects the warnings of this write (sent as `Warning` headers). */
   warnings?: string[];
+  /** The server's cache of decoded and encoded managedFields. */
+  fieldsCache?: FieldsV1Cache;
 }
 
 type Plain = Record<string, unknown>;
@@ -210,6 +213,7 @@ export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: s
     now: ctx.now,
     kind: kindOf(type),
     resetFields: resetFieldsFor(type, undefined, obj),
+    fieldsCache: ctx.fieldsCache,
   }) as KubeObject;
 }
 
@@ -386,5 +390,6 @@ export function prepareUpdate(
     now: ctx.now,
     kind: kindOf(type),
     resetFields: resetFieldsFor(type, ctx.subresource, live, next),
+    fieldsCache: ctx.fieldsCache,
   }) as KubeObject;
 }
