@@ -9,6 +9,7 @@ import {
   silentLogger,
   type Controller,
   type EventRecorder,
+  type EventRecorderStats,
   type KubeObject,
   type ReconcileOutcome,
 } from 'rxkube';
@@ -50,12 +51,14 @@ export class SoakControllers {
   readonly all: Controller<KubeObject>[];
   /** The controllers' Event recorders, ours so that they are closed before the server goes (and their series counted). */
   readonly recorders: EventRecorder[] = [];
+  readonly recorderNames: string[] = [];
   private readonly stop = new AbortController();
   private running: Running | undefined;
 
   constructor(private readonly options: ControllersOptions) {
     const { kubeConfig, namespace, random, guard, chaos } = options;
-    this.informers = new InformerFactory(kubeConfig, { logger: silentLogger, monitor: this.monitor, backoff: { maxMs: options.watchBackoffMaxMs } });
+    // Pages of 100 (not 500): several continue tokens per list, so a compaction can land mid-list.
+    this.informers = new InformerFactory(kubeConfig, { logger: silentLogger, monitor: this.monitor, pageSize: 100, backoff: { maxMs: options.watchBackoffMaxMs } });
     const common = {
       namespace,
       informers: this.informers,
@@ -73,6 +76,7 @@ export class SoakControllers {
     const recorder = (name: string) => {
       const r = eventRecorder({ kubeConfig, reportingController: name, reportingInstance: 'soak', logger: silentLogger, seriesWindow: options.eventSeriesWindowMs });
       this.recorders.push(r);
+      this.recorderNames.push(name);
       return r;
     };
     this.all = [
@@ -80,6 +84,10 @@ export class SoakControllers {
       controller({ ...rollout, recorder: recorder(rollout.name), reconcile: chaoticReconcile(rollout.name, rollout.reconcile, chaos, guard, random) }),
       controller({ ...mirror, recorder: recorder(mirror.name), reconcile: chaoticReconcile(mirror.name, mirror.reconcile, chaos, guard, random) }),
     ] as unknown as Controller<KubeObject>[];
+  }
+
+  recorderStats(): Record<string, EventRecorderStats> {
+    return Object.fromEntries(this.recorders.map((r, i) => [this.recorderNames[i] as string, r.stats()]));
   }
 
   get sources(): SourceStats {

@@ -22,6 +22,7 @@ export function formatReport(report: SoakReport, file?: string): string {
   }
   const s = report.sources;
   add(`sources      re-lists ${counts(s.relists)}; watch restarts ${counts(s.watchRestarts)}; backoff retries ${counts(s.retries)}; list pages ${s.listRequests}, watches ${s.watchRequests}, events ${s.events}`);
+  add(`events       ${Object.entries(report.recorders).map(([n, r]) => `${n}: created ${r.created}, patched ${r.patched}, failed ${r.failed}, dropped ${r.dropped}`).join('; ')}`);
   add(`             watches open at the end ${report.openWatches}; Events expired by the TTL stand-in ${report.expiredEvents}`);
   add(`convergence  while faulted: ${ms(report.convergence.duringFaults.all as Distribution)}`);
   for (const kind of ['mirror', 'autoscaler', 'rollout']) {

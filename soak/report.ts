@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import type { EventRecorderStats } from 'rxkube';
 import type { LeaderReport } from './leader/leaderChaos.js';
 import type { FaultStats } from './faultInjector.js';
 import type { HeapCheck } from './invariants/heap.js';
@@ -43,6 +44,7 @@ export interface ReportInput {
   memory: MemorySampler;
   watches: number;
   expiredEvents: number;
+  recorders: Record<string, EventRecorderStats>;
 }
 
 export interface SoakReport {
@@ -64,6 +66,8 @@ export interface SoakReport {
     afterFaults: Distribution;
   };
   rounds: RoundReport[];
+  /** What the main controllers' Event recorders did (failed: writes given up or refused). */
+  recorders: Record<string, EventRecorderStats>;
   /** Events the soak's stand-in for kube's event TTL deleted. */
   expiredEvents: number;
   /** Watches open on the server just before the end: one per shared informer of the three controllers, one per replica. */
@@ -125,6 +129,7 @@ export function buildReport(input: ReportInput): SoakReport {
       afterFaults: distribution(rounds.flatMap((r) => (r.convergedMs === undefined ? [] : [r.convergedMs]))),
     },
     rounds,
+    recorders: input.recorders,
     expiredEvents: input.expiredEvents,
     openWatches: input.watches,
     leader,

@@ -242,7 +242,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     unwatch();
   }
   // Built after the shutdown, so that what went wrong during it is in the report too.
-  return buildReport({ ...gathered!, options, started, violations, rounds, outcomes, memory: sampler });
+  return buildReport({ ...gathered!, recorders: controllers!.recorderStats(), options, started, violations, rounds, outcomes, memory: sampler });
 }
 
 function range(n: number): number[] {

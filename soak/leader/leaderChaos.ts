@@ -106,7 +106,14 @@ export class LeaderChaos {
       const client = pausable(recordingLeaseClient(this.store, identity, this.writes, scheduler, () => random.next() * maxLegMs));
       this.clients.set(identity, client);
       this.reconciles[identity] = 0;
-      const informers = new InformerFactory(kubeConfig, { logger: silentLogger, scheduler, monitor: this.monitor, backoff: { maxMs: options.watchBackoffMaxMs } });
+      // Replicas list through a watch (sendInitialEvents), the main controllers page by page: both ways under the faults.
+      const informers = new InformerFactory(kubeConfig, {
+        logger: silentLogger,
+        scheduler,
+        monitor: this.monitor,
+        streamingList: true,
+        backoff: { maxMs: options.watchBackoffMaxMs },
+      });
       const base = mirrorOptions(kubeConfig, { namespace });
       const recorder = eventRecorder({ kubeConfig, reportingController: 'mirror-leader', reportingInstance: identity, logger: silentLogger, seriesWindow: options.eventSeriesWindowMs });
       this.recorders.push(recorder);

@@ -1,0 +1,153 @@
+import { expect } from 'chai';
+import { Store, type KubeObject } from 'rxkube';
+import { chaoticReconcile, InFlightGuard, InjectedReconcileFailure } from '../../soak/chaosReconcile.js';
+import type { ClusterView } from '../../soak/invariants/clusterView.js';
+import { allSubjects, subjectProblem } from '../../soak/invariants/converged.js';
+import { ConvergenceTracker } from '../../soak/invariants/convergenceTracker.js';
+import { checkHeap } from '../../soak/invariants/heap.js';
+import { storeDifferences } from '../../soak/invariants/storesMatch.js';
+import { takeovers } from '../../soak/leader/leaseRecorder.js';
+import type { ConfigMap } from '../../soak/mirror/types.js';
+import { seededRandom } from '../../soak/random.js';
+import { Violations } from '../../soak/violations.js';
+
+// The soak's zero means something only if each of its checks sees a violation when there is one.
+
+const cm = (name: string, extra: Partial<ConfigMap['metadata']> = {}, data: Record<string, string> = { v: '1' }): ConfigMap => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'soak', resourceVersion: '1', ...extra },
+  data,
+});
+const source = (name: string, uid = `uid-${name}`, data?: Record<string, string>) => cm(name, { uid, labels: { mirror: 'src' } }, data);
+const twin = (name: string, ownerUid: string, data?: Record<string, string>) =>
+  cm(`${name}-mirror`, { labels: { mirror: 'dst' }, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid: ownerUid, controller: true }] }, data);
+const view = (...configMaps: ConfigMap[]): ClusterView => ({
+  namespace: 'soak',
+  configMaps: new Map(configMaps.map((c) => [c.metadata.name as string, c])),
+  deployments: new Map(),
+  autoscalers: new Map(),
+});
+
+describe('soak checks', () => {
+  describe('InFlightGuard', () => {
+    it('records a violation when a key starts again before its run returned, and none for other keys or controllers', () => {
+      const violations = new Violations();
+      const guard = new InFlightGuard(violations);
+      const leaveA = guard.enter('mirror', 'soak/a');
+      guard.enter('mirror', 'soak/b')();
+      guard.enter('rollout', 'soak/a')();
+      expect(violations.counts['concurrent-reconcile']).to.equal(0);
+      const again = guard.enter('mirror', 'soak/a');
+      expect(violations.counts['concurrent-reconcile']).to.equal(1);
+      again();
+      leaveA();
+      guard.enter('mirror', 'soak/a')();
+      expect(violations.counts['concurrent-reconcile']).to.equal(1);
+      expect(guard.inFlight).to.equal(0);
+    });
+
+    it('counts a wrapped run as in flight until its promise settles', async () => {
+      const violations = new Violations();
+      const guard = new InFlightGuard(violations);
+      const releases: (() => void)[] = [];
+      const reconcile = chaoticReconcile('mirror', () => new Promise<void>((resolve) => releases.push(resolve)), { failureRate: 0, maxDelayMs: 0 }, guard, seededRandom(1));
+      const ctx = { signal: new AbortController().signal } as never;
+      const runs = [reconcile('soak/a', ctx), reconcile('soak/a', ctx)];
+      expect(violations.counts['concurrent-reconcile']).to.equal(1);
+      expect(guard.inFlight).to.equal(2);
+      for (const release of releases) release();
+      await Promise.all(runs);
+      expect(guard.inFlight).to.equal(0);
+    });
+
+    it('fails runs on purpose, before or after the real work, and leaves nothing in flight', async () => {
+      const guard = new InFlightGuard(new Violations());
+      let worked = 0;
+      const reconcile = chaoticReconcile('mirror', async () => void worked++, { failureRate: 1, maxDelayMs: 0 }, guard, seededRandom(7));
+      const ctx = { signal: new AbortController().signal } as never;
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => reconcile(`soak/k${i}`, ctx)));
+      expect(results.every((r) => r.status === 'rejected' && r.reason instanceof InjectedReconcileFailure)).to.equal(true);
+      expect(worked).to.be.within(1, 19);
+      expect(guard.inFlight).to.equal(0);
+    });
+  });
+
+  describe('mirror convergence', () => {
+    it('accepts a source with its twin of equal data owned by that source, and a name with neither', () => {
+      expect(subjectProblem(view(source('a'), twin('a', 'uid-a')), 'mirror', 'a')).to.equal(undefined);
+      expect(subjectProblem(view(), 'mirror', 'a')).to.equal(undefined);
+    });
+
+    it('names a missing twin, a stale twin, a twin owned by an older source of the name, and an orphan', () => {
+      expect(subjectProblem(view(source('a')), 'mirror', 'a')).to.match(/no twin/);
+      expect(subjectProblem(view(source('a', 'uid-a', { v: '2' }), twin('a', 'uid-a')), 'mirror', 'a')).to.match(/data v=1, source v=2/);
+      expect(subjectProblem(view(source('a', 'uid-new'), twin('a', 'uid-old')), 'mirror', 'a')).to.match(/controlled by uid-old/);
+      expect(subjectProblem(view(twin('a', 'uid-a')), 'mirror', 'a')).to.match(/source is gone/);
+    });
+
+    it('finds orphans among every subject to check, by their twins', () => {
+      expect(allSubjects(view(twin('gone', 'uid-gone')), { mirror: ['a'] }).sort()).to.deep.equal(['mirror:soak/a', 'mirror:soak/gone']);
+    });
+  });
+
+  describe('ConvergenceTracker', () => {
+    it('measures a subject from its first touch until a sweep finds it converged, through later touches', () => {
+      const tracker = new ConvergenceTracker();
+      tracker.touch('mirror:soak/a');
+      tracker.sweep([view(source('a'))]);
+      expect(tracker.pending).to.equal(1);
+      tracker.touch('mirror:soak/a');
+      tracker.sweep([view(source('a'), twin('a', 'uid-a'))]);
+      expect(tracker.pending).to.equal(0);
+      expect(tracker.summary().mirror.count).to.equal(1);
+    });
+  });
+
+  describe('storeDifferences', () => {
+    it('lists keys missing from the store, keys the server no longer has, and keys at another resourceVersion', () => {
+      const store = new Store<KubeObject>();
+      const lister = store as unknown as Parameters<typeof storeDifferences>[0];
+      store.apply({ type: 'Added', key: 'soak/same', object: cm('same') });
+      store.apply({ type: 'Added', key: 'soak/stale', object: cm('stale') });
+      store.apply({ type: 'Added', key: 'soak/deleted', object: cm('deleted') });
+      const server = [cm('same'), cm('stale', { resourceVersion: '7' }), cm('new')];
+      expect(storeDifferences(lister, server).sort()).to.deep.equal([
+        'soak/deleted not on the server',
+        'soak/new missing (server rv 1)',
+        'soak/stale at rv 1, server 7',
+      ]);
+      expect(storeDifferences(lister, [cm('same'), cm('stale'), cm('deleted')])).to.deep.equal([]);
+    });
+  });
+
+  describe('takeovers', () => {
+    const write = (t: number, holder: string) => ({ t, writer: holder, holder });
+
+    it('measures each takeover from the old holder’s last renewal and flags one sooner than the lease or later than the bound', () => {
+      const found = takeovers([write(0, 'a'), write(2_000, 'a'), write(18_000, 'b'), write(20_000, 'b'), write(25_000, 'c'), write(60_000, 'a')], 15_000, 30_000, 10);
+      expect(found.count).to.equal(3);
+      expect(found.gaps).to.deep.equal([16_000, 5_000, 35_000]);
+      expect(found.violations).to.have.length(2);
+      expect(found.violations[0]).to.match(/c took the lease from b 5000 ms after its last renewal, before the lease duration/);
+      expect(found.violations[1]).to.match(/a took the lease from c 35000 ms after its last renewal, beyond the bound/);
+    });
+
+    it('does not count a hand-over after a release, nor a leader renewing its own lease', () => {
+      expect(takeovers([write(0, 'a'), write(1_000, ''), write(1_500, 'b'), write(3_000, 'b')], 15_000, 30_000, 10)).to.deep.equal({ count: 0, gaps: [], violations: [] });
+    });
+  });
+
+  describe('checkHeap', () => {
+    const round = (n: number, at: number, mb: number) => ({ round: n, endedAtSeconds: at, heapAfterGcMB: mb });
+
+    it('compares the last calm phase with the first one after the first minute, and flags more than 20 % growth', () => {
+      expect(checkHeap([round(1, 40, 50), round(2, 70, 100), round(3, 200, 119)])).to.include({ baselineRound: 2, growthPercent: 19 }).and.not.have.property('violation');
+      expect(checkHeap([round(1, 40, 50), round(2, 70, 100), round(3, 200, 121)]).violation).to.match(/grew 21 %/);
+    });
+
+    it('falls back to the first round when no earlier one ended after a minute', () => {
+      expect(checkHeap([round(1, 25, 80), round(2, 50, 88)])).to.include({ baselineRound: 1, growthPercent: 10 });
+    });
+  });
+});
