@@ -271,6 +271,10 @@ describe('labelSelectorFromObject (metav1.LabelSelectorAsSelector)', () => {
       const error = catchSelectorError(() => labelSelectorFromObject(sel as LabelSelectorObject));
       expect(error.message, JSON.stringify(sel)).to.contain(`(got ${JSON.stringify(sel)})`);
     }
+    const noPrototype: unknown = Object.create(null);
+    expect(catchSelectorError(() => labelSelectorFromObject({ matchExpressions: [{ key: 'a', operator: noPrototype as unknown as string }] })).reason).to.equal(
+      '{} is not a valid label selector operator',
+    );
     expect(catchSelectorError(() => labelSelectorFromObject({ matchLabels: { app: 5 } } as unknown as LabelSelectorObject)).reason).to.equal(
       'matchLabels["app"] must be a string (got {"matchLabels":{"app":5}})',
     );

@@ -366,8 +366,12 @@ export function labelSelectorFromObject(sel: LabelSelectorObject | null | undefi
     requirements.push({ key, operator: '=', values: [value] });
   }
   for (const expression of sel.matchExpressions ?? []) {
-    if (!Object.prototype.hasOwnProperty.call(objectOperators, expression.operator)) {
-      throw new SelectorError(`${goQuote(String(expression.operator))} is not a valid label selector operator`, text);
+    const known = typeof expression.operator === 'string' && Object.prototype.hasOwnProperty.call(objectOperators, expression.operator);
+    if (!known) {
+      const operator: unknown = expression.operator;
+      // JSON.stringify, not String: an object without a prototype has no string form.
+      const shown = typeof operator === 'string' ? goQuote(operator) : (JSON.stringify(operator) ?? typeof operator);
+      throw new SelectorError(`${shown} is not a valid label selector operator`, text);
     }
     const operator = objectOperators[expression.operator as LabelSelectorOperatorName];
     const values = [...(expression.values ?? [])];
