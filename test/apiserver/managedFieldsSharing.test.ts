@@ -57,6 +57,19 @@ describe('recordManagedFields and serverSideApply with the server cache', () => 
     expect(((updated.metadata as JsonObject).managedFields as JsonObject[])[0]).to.include({ time: T1 });
   });
 
+  it('keep the FieldsV1 object of an apply manager that applies the same fields again', () => {
+    const cache = new FieldsV1Cache();
+    const config = (image: string): JsonObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'a', image }] } });
+    const apply = (live: JsonObject | undefined, image: string, now: string): JsonObject =>
+      deepFreeze({ ...(serverSideApply({ live, applied: config(image), manager: 'kubectl', force: false, kind: { group: '', kind: 'Pod' }, builtin: true, now, fieldsCache: cache }).object as JsonObject) });
+    const created = apply(undefined, 'x', T0);
+    const withUid = deepFreeze({ ...created, metadata: { ...(created.metadata as JsonObject), uid: 'u1' } });
+    const updated = apply(withUid, 'y', T1);
+    const fieldsOf = (obj: JsonObject): unknown => ((obj.metadata as JsonObject).managedFields as JsonObject[])[0]?.fieldsV1;
+    expect(updated).to.have.nested.property('spec.containers[0].image', 'y');
+    expect(fieldsOf(updated)).to.equal(fieldsOf(created));
+  });
+
   it('record what they record without the cache, over random sequences of writes and applies', () => {
     const names = fc.constantFrom('a', 'b', 'c');
     const container = fc.record({ name: names, image: fc.constantFrom('x', 'y') }, { requiredKeys: ['name'] });

@@ -107,21 +107,42 @@ function hasNoKeys(object: object): boolean {
   return true;
 }
 
-/** The set a FieldsV1 object describes; anything that is not FieldsV1-shaped is an error. */
-export function fieldsV1ToSet(fields: unknown): FieldSet {
+/** A FieldsV1 object decoded, with what a cache of decodings needs to know about it. */
+export interface DecodedFieldsV1 {
+  readonly set: FieldSet;
+  /** Every node of the object is frozen, so it will always decode to `set`. */
+  readonly frozen: boolean;
+  /** The object is exactly what {@link setToFieldsV1} gives for `set`, key order included. */
+  readonly canonical: boolean;
+}
+
+/** {@link fieldsV1ToSet}, telling also whether the object is frozen and canonical. */
+export function decodeFieldsV1(fields: unknown): DecodedFieldsV1 {
   const set: FieldSet = new Set();
   const path: PathElement[] = [];
+  let frozen = true;
+  let canonical = true;
   const walk = (node: unknown, key: string): void => {
     if (!isJsonObject(node)) throw new Error(`FieldsV1 node at ${JSON.stringify(path)} is not an object`);
-    for (const element of Object.keys(node)) {
+    if (frozen && !Object.isFrozen(node)) frozen = false;
+    const elements = Object.keys(node);
+    let previous: PathElement | undefined;
+    for (let index = 0; index < elements.length; index++) {
+      const element = elements[index] as PathElement;
+      const child = node[element];
       if (element === '.') {
+        // setToFieldsV1 writes `.` first, as `{}`, and only on a node that has children.
+        if (canonical && (index !== 0 || elements.length === 1 || !isJsonObject(child) || !hasNoKeys(child))) canonical = false;
+        if (frozen && !Object.isFrozen(child)) frozen = false;
         set.add(key);
         continue;
       }
       if (!isFieldsV1Element(element)) throw new Error(`unknown FieldsV1 path element ${JSON.stringify(element)}`);
-      const child = node[element];
+      if (canonical && (element.includes(separator) || (previous !== undefined && !(compareElements(previous, element) < 0)))) canonical = false;
+      previous = element;
       const childKey = path.length === 0 ? element : key + separator + element;
       if (isJsonObject(child) && hasNoKeys(child)) {
+        if (frozen && !Object.isFrozen(child)) frozen = false;
         set.add(childKey);
         continue;
       }
@@ -131,7 +152,12 @@ export function fieldsV1ToSet(fields: unknown): FieldSet {
     }
   };
   walk(fields, '');
-  return set;
+  return { set, frozen, canonical };
+}
+
+/** The set a FieldsV1 object describes; anything that is not FieldsV1-shaped is an error. */
+export function fieldsV1ToSet(fields: unknown): FieldSet {
+  return decodeFieldsV1(fields).set;
 }
 
 interface TreeNode {
@@ -148,28 +174,36 @@ function compareElements(a: PathElement, b: PathElement): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+function renderNode(node: TreeNode): JsonObject {
+  const out: JsonObject = {};
+  if (node.member && node.children.size > 0) out['.'] = {};
+  const elements = [...node.children.keys()];
+  if (elements.length > 1) elements.sort(compareElements);
+  for (const element of elements) out[element] = renderNode(node.children.get(element) as TreeNode);
+  return out;
+}
+
 /** The FieldsV1 object for a set, with `.` first and elements in a stable order. */
 export function setToFieldsV1(set: FieldSet): JsonObject {
   const root: TreeNode = { member: false, children: new Map() };
   for (const key of set) {
     let node = root;
-    for (const element of pathElements(key)) {
+    // The elements of `key` (as pathElements splits them), without making the list.
+    for (let start = 0; key !== ''; ) {
+      const end = key.indexOf(separator, start);
+      const element = end === -1 ? key.slice(start) : key.slice(start, end);
       let next = node.children.get(element);
       if (!next) {
         next = { member: false, children: new Map() };
         node.children.set(element, next);
       }
       node = next;
+      if (end === -1) break;
+      start = end + 1;
     }
     node.member = true;
   }
-  const render = (node: TreeNode): JsonObject => {
-    const out: JsonObject = {};
-    if (node.member && node.children.size > 0) out['.'] = {};
-    for (const element of [...node.children.keys()].sort(compareElements)) out[element] = render(node.children.get(element) as TreeNode);
-    return out;
-  };
-  return render(root);
+  return renderNode(root);
 }
 
 /** A path as kube prints it in conflicts: `.spec.containers[name="app"].image`, `.metadata.finalizers[="x"]`. */

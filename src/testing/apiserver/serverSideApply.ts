@@ -1,5 +1,5 @@
 import { shapeFor } from './builtinSchema.js';
-import { difference, formatPath, union, type FieldSet } from './fieldPath.js';
+import { formatPath, sameMembers, union, type FieldSet } from './fieldPath.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import type { GroupKind } from './groupKind.js';
 import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from './jsonValue.js';
@@ -118,12 +118,13 @@ export function serverSideApply(options: ServerSideApplyOptions): { object: obje
       if (Object.hasOwn(live, field)) merged[field] = live[field] as JsonValue;
       else delete merged[field];
     }
-    managers.set(id, { ...self, ...(previous?.time ? { time: previous.time } : {}), fields: appliedFields });
+    // A re-apply of the same fields keeps the set itself, whose encoding is then not redone.
+    const fields = previous !== undefined && sameMembers(previous.fields, appliedFields) ? previous.fields : appliedFields;
+    managers.set(id, { ...self, ...(previous?.time ? { time: previous.time } : {}), fields });
 
     if (previous) {
-      const owned = union(...[...managers.values()].map((entry) => entry.fields));
-      const dropped = difference(previous.fields, owned);
-      merged = pruneFields(merged, dropped, owned, shape) as JsonObject;
+      const dropped = unownedFields(previous.fields, managers);
+      if (dropped.size > 0) merged = pruneFields(merged, dropped, union(...[...managers.values()].map((entry) => entry.fields)), shape) as JsonObject;
     }
 
     const comparison = compareValues(live, merged, shape);
@@ -147,6 +148,22 @@ export function serverSideApply(options: ServerSideApplyOptions): { object: obje
     }
     throw e;
   }
+}
+
+/** The members of `fields` that no manager holds. */
+function unownedFields(fields: FieldSet, managers: Managers): FieldSet {
+  const out: FieldSet = new Set();
+  for (const member of fields) {
+    let owned = false;
+    for (const entry of managers.values()) {
+      if (entry.fields.has(member)) {
+        owned = true;
+        break;
+      }
+    }
+    if (!owned) out.add(member);
+  }
+  return out;
 }
 
 function subresourceOf(options: ServerSideApplyOptions): { subresource?: string } {
