@@ -57,6 +57,17 @@ describe('recordManagedFields and serverSideApply with the server cache', () => 
     expect(((updated.metadata as JsonObject).managedFields as JsonObject[])[0]).to.include({ time: T1 });
   });
 
+  it('take a managedFields list sent back as it was read for the live one, keeping the FieldsV1 objects of unchanged managers', () => {
+    const cache = new FieldsV1Cache();
+    const created = deepFreeze(recordManagedFields({ before: undefined, after: pod([{ name: 'a', image: 'x' }]), manager: 'c', operation: 'Update', now: T0, fieldsCache: cache }) as JsonObject);
+    const readBack = structuredClone(created);
+    (readBack.metadata as JsonObject).labels = { a: '1' };
+    const updated = recordManagedFields({ before: created, after: readBack, manager: 'editor', operation: 'Update', now: T1, fieldsCache: cache }) as JsonObject;
+    const entries = (updated.metadata as JsonObject).managedFields as JsonObject[];
+    expect(entries.map((e) => e.manager)).to.deep.equal(['c', 'editor']);
+    expect(entries[0]?.fieldsV1).to.equal(((created.metadata as JsonObject).managedFields as JsonObject[])[0]?.fieldsV1);
+  });
+
   it('keep the FieldsV1 object of an apply manager that applies the same fields again', () => {
     const cache = new FieldsV1Cache();
     const config = (image: string): JsonObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'a', image }] } });

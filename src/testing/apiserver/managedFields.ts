@@ -2,7 +2,7 @@ import { shapeFor } from './builtinSchema.js';
 import { difference, fieldsV1ToSet, intersection, sameMembers, setToFieldsV1, union, type FieldSet } from './fieldPath.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import type { GroupKind } from './groupKind.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './jsonValue.js';
+import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from './jsonValue.js';
 import { compareValues, type Comparison } from './structuredMerge.js';
 
 /**
@@ -227,11 +227,15 @@ export function recordManagedFields(options: RecordManagedFieldsOptions): object
   const shape = shapeFor(kind);
   const sent = isJsonObject(after.metadata) ? after.metadata.managedFields : undefined;
   const cache = options.fieldsCache;
-  const live = decodeManagedFields(isJsonObject(before?.metadata) ? before.metadata.managedFields : undefined, cache) ?? new Map();
+  const liveList = isJsonObject(before?.metadata) ? before.metadata.managedFields : undefined;
+  const live = decodeManagedFields(liveList, cache) ?? new Map();
   let managers: Managers = live;
   if (options.subresource === undefined && Array.isArray(sent)) {
     const reset = sent.length === 0 || (sent.length === 1 && isJsonObject(sent[0]) && Object.keys(sent[0]).length === 0);
-    const decoded = reset ? new Map() : decodeManagedFields(sent, cache);
+    // A list sent back as it was read (read-modify-write, a patch of a copy) decodes as the live
+    // one does, whose field sets the cache holds.
+    const sentBack = cache !== undefined && sent !== liveList && jsonEqual(sent, liveList);
+    const decoded = reset ? new Map() : decodeManagedFields(sentBack ? liveList : sent, cache);
     if (reset) managers = new Map();
     else if (decoded !== undefined && decoded.size > 0) managers = decoded;
   }

@@ -12,7 +12,9 @@ import { PatchError } from './patchError.js';
  *   Patch"; an array would replace the whole object, which kube then refuses as 422 Invalid;
  * - nulls inside objects that sit in arrays of the patch are dropped too (the RFC keeps them).
  *
- * Neither input is modified; the result shares nothing with them.
+ * Neither input is modified; the result shares nothing with the body, and with `doc` only the
+ * parts the patch does not reach (what it reaches is copied first, as the library changes it in
+ * place), so it is to be read, or copied before it is changed.
  */
 export function applyMergePatch7396(doc: JsonObject, body: unknown): JsonObject {
   if (Array.isArray(body)) {
@@ -21,7 +23,21 @@ export function applyMergePatch7396(doc: JsonObject, body: unknown): JsonObject 
   if (!isJsonObject(body)) throw PatchError.badRequest('Invalid JSON Patch');
   const patch = jsonClone(body);
   pruneNullsInArrays(patch, false);
-  return applyMergePatch(jsonClone(doc), patch) as JsonObject;
+  return applyMergePatch(copyAlong(doc, patch), patch) as JsonObject;
+}
+
+/**
+ * `target` with every object the patch merges into (the objects on the paths of its nested
+ * objects) copied, the rest shared: what the library may change is then ours alone.
+ */
+function copyAlong(target: JsonObject, patch: JsonObject): JsonObject {
+  const out = { ...target };
+  for (const key of Object.keys(patch)) {
+    const child = patch[key];
+    const value = out[key];
+    if (isJsonObject(child) && Object.hasOwn(out, key) && isJsonObject(value)) out[key] = copyAlong(value, child);
+  }
+  return out;
 }
 
 /** Drops null members of objects found (at any depth) inside arrays of the patch. Mutates. */
