@@ -205,13 +205,13 @@ describe('serverSideApply', () => {
     expect(spec(out)).to.not.have.property('replicas');
   });
 
-  it('refuses managedFields in the configuration (400) and list items without their key (kube\'s 500)', () => {
+  it('refuses managedFields in the configuration (400) and list items without their key (422; kube answers 500)', () => {
     const withManaged = { ...deployment(), metadata: { name: 'web', managedFields: [] } };
     expect(catchError(() => apply(undefined, withManaged, 'a'), PatchError)).to.include({ code: 400, message: 'metadata.managedFields must be nil' });
     const keyless = deployment({ template: { spec: { containers: [{ image: 'x' }] } } });
     const error = catchError(() => apply(undefined, keyless, 'a'), PatchError);
-    expect(error.code).to.equal(500);
-    expect(error.message).to.contain('associative list with keys has an element that omits key field \\"name\\"');
+    expect(error.code).to.equal(422);
+    expect(error.message).to.contain('associative list with keys has an element that omits key field "name"');
   });
 
   describe('properties', () => {

@@ -150,12 +150,12 @@ describe('strategicMergePatch', () => {
 
   describe("errors as kube-apiserver answers them", () => {
     const live = podWith({ containers: [{ name: 'a' }] });
-    it('a merge-list item without its merge key is a 500 naming the key', () => {
+    it('a merge-list item without its merge key is a 422 naming the key (kube answers 500, a bug we do not copy)', () => {
       const error = catchError(() => strategicMergePatch(live, { spec: { containers: [{ image: 'x' }] } }, pod), PatchError);
-      expect([error.code, error.reason]).to.deep.equal([500, 'InternalError']);
+      expect([error.code, error.reason]).to.deep.equal([422, 'Invalid']);
       expect(error.message).to.contain('does not contain declared merge key: name');
     });
-    it('an unknown $patch value is a 500', () => {
+    it('an unknown $patch value is refused', () => {
       const error = catchError(() => strategicMergePatch(live, { spec: { $patch: 'bogus' } }, pod), PatchError);
       expect(error.message).to.contain('unknown patch type: bogus');
     });

@@ -211,4 +211,19 @@ describe('embedded API server: robustness against malformed requests', () => {
       expect((await raw(server, 'GET', `${widgets}/deep`)).json()).to.deep.include({ spec: deepest.spec });
     });
   });
+
+  it('answers a strategic merge patch or an apply whose lists do not fit the kind with 422, not kube\'s 500', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+    expect((await json(server, 'POST', '/api/v1/namespaces/default/pods', pod)).status).to.equal(201);
+    const patched = await json(server, 'PATCH', '/api/v1/namespaces/default/pods/p', { spec: { containers: [{ image: 'x' }] } }, 'application/strategic-merge-patch+json');
+    expect(patched.status).to.equal(422);
+    expect(patched.json()).to.include({ kind: 'Status', reason: 'Invalid' });
+    expect(String(patched.json().message)).to.contain('does not contain declared merge key: name');
+    const applied = await raw(server, 'PATCH', '/api/v1/namespaces/default/pods/q?fieldManager=test', {
+      body: JSON.stringify({ ...pod, metadata: { name: 'q' }, spec: { containers: [{ image: 'x' }] } }),
+      headers: { 'Content-Type': 'application/apply-patch+yaml' },
+    });
+    expect(applied.status).to.equal(422);
+    await expectHealthy();
+  });
 });

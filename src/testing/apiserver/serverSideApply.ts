@@ -88,7 +88,7 @@ export interface ServerSideApplyOptions {
  *    (an apply that changes nothing keeps the previous time).
  *
  * A configuration carrying `metadata.managedFields` is 400; one that cannot be typed (a list item
- * without its key, duplicate keys) is kube's 500, both as {@link PatchError}. Inputs are never
+ * without its key, duplicate keys) is a 422 (kube's 500; see patchError.ts), both as {@link PatchError}. Inputs are never
  * modified; the result shares the parts it did not change with them (read it, or copy it first).
  */
 export function serverSideApply(options: ServerSideApplyOptions): { object: object } {
@@ -144,7 +144,7 @@ export function serverSideApply(options: ServerSideApplyOptions): { object: obje
     return { object: withManagedFields(changed ? merged : live, managers, options.fieldsCache) };
   } catch (e) {
     if (e instanceof TypedValueError) {
-      throw PatchError.internal(`failed to create typed patch object (${describeObject(applied)}): ${e.message}`);
+      throw PatchError.unfit(`failed to create typed patch object (${describeObject(applied)}): ${e.message}`);
     }
     throw e;
   }

@@ -24,7 +24,7 @@ import { PatchError } from './patchError.js';
  *
  * Errors follow kube-apiserver: a malformed directive is 400 BadRequest (`invalid patch format of
  * retainKeys`, ...), a list of lists is 422, and the rest (an item without its merge key, an
- * unknown `$patch` value, mixed item types) are kube's own 500 InternalError.
+ * unknown `$patch` value, mixed item types) are 422 Invalid (kube's own answer is a 500; see patchError.ts).
  *
  * Inputs are never modified; the result shares nothing with them.
  */
@@ -42,9 +42,9 @@ const badPrimitiveList = (): PatchError => PatchError.badRequest('invalid patch 
 const badRetainKeys = (): PatchError => PatchError.badRequest('invalid patch format of retainKeys');
 const badSetElementOrder = (): PatchError => PatchError.badRequest('invalid patch format of setElementOrder list');
 const noMergeKey = (m: unknown, key: string): PatchError =>
-  PatchError.internal(`map: ${goFormat(m)} does not contain declared merge key: ${key}`);
+  PatchError.unfit(`map: ${goFormat(m)} does not contain declared merge key: ${key}`);
 const badArgType = (expected: string, actual: unknown): PatchError =>
-  PatchError.internal(`expected a ${expected}, but received a ${goTypeName(actual)}`);
+  PatchError.unfit(`expected a ${expected}, but received a ${goTypeName(actual)}`);
 
 function mergeMap(original: JsonObject | undefined, patch: JsonObject, shape: Shape | undefined): JsonObject {
   if (Object.hasOwn(patch, directiveMarker)) {
@@ -54,7 +54,7 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, shape: Sh
       return patch;
     }
     if (directive === 'delete') return {};
-    throw PatchError.internal(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(patch)}`);
+    throw PatchError.unfit(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(patch)}`);
   }
   const target = original ?? {};
   applyRetainKeys(target, patch);
@@ -185,7 +185,7 @@ function validateAgainstOrder(patchList: JsonValue[], order: JsonValue[], mergeK
     s++;
   }
   if (p < items.length && s >= order.length) {
-    throw PatchError.internal(
+    throw PatchError.unfit(
       `The order in patch list:\n${goFormat(patchList)}\n doesn't match ${setElementOrderPrefix} list:\n${goFormat(order)}\n`,
     );
   }
@@ -210,11 +210,11 @@ function elementKind(...lists: JsonValue[][]): ValueKind {
         if (k === 'slice') throw new PatchError(422, 'Invalid', 'the server rejected our request due to an error in our request: lists of lists are not supported');
         kind = k;
       } else if (k !== kind) {
-        throw PatchError.internal(`list element types are not identical: ${lists.map(goFormat).join(' ')}`);
+        throw PatchError.unfit(`list element types are not identical: ${lists.map(goFormat).join(' ')}`);
       }
     }
   }
-  if (kind === undefined) throw PatchError.internal('no elements in any of the given slices');
+  if (kind === undefined) throw PatchError.unfit('no elements in any of the given slices');
   return kind;
 }
 
@@ -235,7 +235,7 @@ function mergeSlice(
     if (isDeleteList) return original.filter((item) => !patch.includes(item));
     merged = [...new Set([...original, ...patch])];
   } else {
-    if (mergeKey === '') throw PatchError.internal(`cannot merge lists without merge key for ${field}`);
+    if (mergeKey === '') throw PatchError.unfit(`cannot merge lists without merge key for ${field}`);
     [live, patchItems] = applySpecialItems(original, patch as JsonObject[], mergeKey);
     merged = mergeItems(live, patchItems as JsonObject[], mergeKey, shape?.values);
   }
@@ -260,9 +260,9 @@ function applySpecialItems(original: JsonValue[], patch: JsonObject[], mergeKey:
     } else if (directive === 'replace') {
       replace = true;
     } else if (directive === 'merge') {
-      throw PatchError.internal('merging lists cannot yet be specified in the patch');
+      throw PatchError.unfit('merging lists cannot yet be specified in the patch');
     } else {
-      throw PatchError.internal(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(item)}`);
+      throw PatchError.unfit(`unknown patch type: ${goFormat(directive)} in map: ${goFormat(item)}`);
     }
   }
   return replace ? [plain, []] : [live, plain];
@@ -288,7 +288,7 @@ function indexIn(list: JsonValue[], item: JsonValue, mergeKey: string, kind: Val
   return list.findIndex((entry) => identity(entry, mergeKey, kind) === id);
 }
 
-/** Splits `merged` into the items named in `by` and the rest (items without the merge key are kube's 500). */
+/** Splits `merged` into the items named in `by` and the rest (items without the merge key are refused with 422). */
 function partition(merged: JsonValue[], by: JsonValue[], mergeKey: string, kind: ValueKind): [JsonValue[], JsonValue[]] {
   const named: JsonValue[] = [];
   const rest: JsonValue[] = [];
