@@ -52,7 +52,9 @@ export interface FaultWeather {
  * is forgotten only after minutes without one; under a steady rain of
  * faults every informer would sit in its longest backoff, dark, and the
  * soak would exercise little but sleeping. A lull lets the informers
- * reconnect and the controllers catch up before the next storm.
+ * reconnect and the controllers catch up before the next storm. A storm's
+ * end clears what it armed: a burst aimed at a rare verb (list) would
+ * otherwise outlive it by many seconds.
  */
 export class FaultInjector {
   readonly stats: FaultStats = { injected: {}, armedErrors: {}, watchesCut: 0, malformedLines: 0, storms: 0 };
@@ -92,7 +94,11 @@ export class FaultInjector {
       const wait = this.random.exponential(meanIntervalMs);
       if (Date.now() + wait > this.stormEnds) {
         this.stats.storms++;
-        this.timer = setTimeout(storm, this.stormEnds - Date.now() + this.random.int(...lullMs));
+        this.timer = setTimeout(() => {
+          // The incident ends: what it armed (bursts not used up, latency, silence) ends with it.
+          this.clear();
+          this.timer = setTimeout(storm, this.random.int(...lullMs));
+        }, Math.max(0, this.stormEnds - Date.now()));
         return;
       }
       this.timer = setTimeout(() => {
@@ -103,12 +109,17 @@ export class FaultInjector {
     storm();
   }
 
-  /** Stops injecting and clears every fault still armed (bursts not used up, latency). */
+  /** Stops injecting and clears every fault still armed (bursts not used up, latency, silence). */
   stop(): void {
     clearTimeout(this.timer);
+    this.timer = undefined;
+    this.clear();
+  }
+
+  private clear(): void {
     clearTimeout(this.latencyTimer);
     clearTimeout(this.silenceTimer);
-    this.timer = this.latencyTimer = this.silenceTimer = undefined;
+    this.latencyTimer = this.silenceTimer = undefined;
     this.server.faults.reset();
   }
 
