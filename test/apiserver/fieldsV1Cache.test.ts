@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { difference, fieldsV1ToSet, intersection, setToFieldsV1, union, type FieldSet } from '../../src/testing/apiserver/fieldPath.js';
+import { difference, fieldsV1ToSet, intersection, keyElement, setToFieldsV1, union, type FieldSet } from '../../src/testing/apiserver/fieldPath.js';
 import { FieldsV1Cache } from '../../src/testing/apiserver/fieldsV1Cache.js';
 import { deepFreeze } from '../../src/testing/apiserver/immutable.js';
 
@@ -135,5 +135,19 @@ describe('field set operations', () => {
     expect([...intersection(spec('c', 'b'), a)]).to.deep.equal([...b]);
     expect([...a]).to.deep.equal([...spec('a', 'b')]);
     expect([...b]).to.deep.equal([...spec('b')]);
+  });
+});
+
+describe('keyElement', () => {
+  it('writes the key fields sorted by name, as JSON of an object with those fields in that order would be', () => {
+    const value = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.dictionary(fc.string(), fc.integer()), fc.array(fc.integer()));
+    const name = fc.oneof(fc.string(), fc.constantFrom('0', '1', '10', '9', '__proto__', 'name', 'protocol', 'containerPort'));
+    fc.assert(
+      fc.property(fc.dictionary(name, value), (keys) => {
+        const sorted: Record<string, unknown> = {};
+        for (const key of Object.keys(keys).sort()) sorted[key] = keys[key];
+        expect(keyElement(keys as never)).to.equal(`k:${JSON.stringify(sorted)}`);
+      }),
+    );
   });
 });

@@ -35,6 +35,16 @@ describe('compareValues on values that share parts', () => {
   });
 });
 
+describe('compareValues on equal copies', () => {
+  it('finds nothing changed in an equal copy, and still refuses a list in it that cannot be keyed', () => {
+    const before = pod([{ name: 'a', image: 'x' }]);
+    const comparison = compareValues(before, structuredClone(before), podShape);
+    expect([comparison.added.size, comparison.modified.size, comparison.removed.size]).to.deep.equal([0, 0, 0]);
+    const unkeyed = pod([{ image: 'x' }]);
+    expect(() => compareValues(unkeyed, structuredClone(unkeyed), podShape)).to.throw(TypedValueError, 'omits key field "name"');
+  });
+});
+
 describe('recordManagedFields and serverSideApply with the server cache', () => {
   it('leave frozen inputs as they are (a change to one would throw)', () => {
     const cache = new FieldsV1Cache();

@@ -12,11 +12,16 @@ export function isJsonObject(value: unknown): value is JsonObject {
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    // Plain loops (this runs on every write); a hole in `a` is skipped, as Array#every skips it.
+    for (let i = 0; i < a.length; i++) if (i in a && !jsonEqual(a[i], b[i])) return false;
+    return true;
   }
   if (isJsonObject(a) && isJsonObject(b)) {
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
+    if (keys.length !== Object.keys(b).length) return false;
+    for (const k of keys) if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
+    return true;
   }
   return false;
 }

@@ -171,6 +171,8 @@ export function compareValues(before: JsonValue | undefined, after: JsonValue | 
       if (!jsonEqual(l, r) && key !== '') result.modified.add(key);
       return;
     }
+    // Equal copies (a body that sends back what it read) hold no change either, but their lists are keyed.
+    if (jsonEqual(l, r)) return checkLists(l, nodeShape, key);
     if (kind === 'object') {
       const lo = l as JsonObject;
       const ro = r as JsonObject;
