@@ -34,7 +34,7 @@ export function formatReport(report: SoakReport, file?: string): string {
     add(
       `  round ${r.round}: ${r.chaosSeconds} s of faults; converged ${r.convergedMs === undefined ? `NOT (${r.unconverged} left)` : `in ${r.convergedMs} ms`}, ` +
         `stores ${r.storesMatchedMs === undefined ? `DIFFER (${r.storeMismatches})` : `match at ${r.storesMatchedMs} ms`}; heap after GC ${r.heapAfterGcMB} MB; ` +
-        `server holds ${counts(r.serverObjects)}; recorders hold ${r.recorderSeries} series`,
+        `server holds ${counts(r.serverObjects)}; recorders hold ${r.recorderSeries} series; ${r.fds} fds, handles ${counts(r.handles)}`,
     );
   }
   if (report.leader) {

@@ -24,6 +24,9 @@ export interface RoundReport {
   unconverged: number;
   storeMismatches: number;
   heapAfterGcMB: number;
+  /** Open file descriptors and active handles by kind (sockets, timers) at that point: a leak of connections shows here. */
+  fds: number;
+  handles: Record<string, number>;
   /** Objects the server held at that point, by resource (all namespaces), and Event series the main controllers' recorders held. */
   serverObjects: Record<string, number>;
   recorderSeries: number;

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { kubeClient, silentLogger } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { installCrd } from '../examples/podautoscaler/crd.js';
@@ -208,6 +209,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         unconverged: left.length,
         storeMismatches: mismatches.length,
         heapAfterGcMB: mb(heapAfterGc(gc)),
+        ...handles(),
         serverObjects: Object.fromEntries(
           Object.entries(counted).map(([name, ref]) => [name, api.snapshot(ref).length]),
         ),
@@ -243,6 +245,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
   // Built after the shutdown, so that what went wrong during it is in the report too.
   return buildReport({ ...gathered!, recorders: controllers!.recorderStats(), options, started, violations, rounds, outcomes, memory: sampler });
+}
+
+/** Open file descriptors (Linux; -1 elsewhere) and the event loop's active resources by kind. */
+function handles(): { fds: number; handles: Record<string, number> } {
+  let fds = -1;
+  try {
+    fds = readdirSync('/proc/self/fd').length;
+  } catch {
+    // Not Linux: the handle counts still tell.
+  }
+  const counts: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) counts[kind] = (counts[kind] ?? 0) + 1;
+  return { fds, handles: counts };
 }
 
 function range(n: number): number[] {
