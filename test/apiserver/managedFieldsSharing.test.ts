@@ -27,6 +27,14 @@ describe('compareValues on values that share parts', () => {
     expect(comparison).to.deep.equal(compareValues(structuredClone(before), after, podShape));
   });
 
+  it('refuses a shared list of items that cannot be keyed even where there is nothing to look into below them', () => {
+    const before = { ...pod([{ name: 'a' }]), status: { conditions: [{ type: 'Ready' }, { status: 'True' }] } } as JsonObject;
+    const after = { ...before, spec: { containers: [{ name: 'a', image: 'y' }] } };
+    const message = 'element 1: associative list with keys has an element that omits key field "type"';
+    expect(() => compareValues(structuredClone(before), after, podShape)).to.throw(TypedValueError, message);
+    expect(() => compareValues(before, after, podShape)).to.throw(TypedValueError, message);
+  });
+
   it('still refuses a list in a shared part that cannot be keyed, as it does in an unshared one', () => {
     const before = pod([5]);
     const after = { ...before, status: { phase: 'Running' } };

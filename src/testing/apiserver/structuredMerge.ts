@@ -1,4 +1,4 @@
-import { childShape, type Shape } from './builtinSchema.js';
+import { childShape, type ListShape, type Shape } from './builtinSchema.js';
 import {
   fieldElement,
   hasPathOrDescendant,
@@ -45,31 +45,35 @@ function childKey(key: string, element: PathElement): string {
   return key === '' ? element : `${key}\u0000${element}`;
 }
 
+/** Checks one item (the `index`th) of a granular list at path `key` as kube types it; the key fields of a map-list item. */
+function checkedItem(item: JsonValue, index: number, listShape: ListShape | undefined, key: string): Record<string, JsonValue> | undefined {
+  if (listShape?.type === 'set') {
+    if (item !== null && typeof item === 'object') {
+      throw new TypedValueError(`${formatPath(key)}: element ${index}: expected a scalar in a set list`);
+    }
+    return undefined;
+  }
+  if (!isJsonObject(item)) throw new TypedValueError(`${formatPath(key)}: element ${index}: expected an object in an associative list`);
+  const keys: Record<string, JsonValue> = {};
+  for (const name of listShape?.keys ?? []) {
+    const value = Object.hasOwn(item, name) ? item[name] : listShape?.keyDefaults?.[name];
+    if (value === undefined || value === null) {
+      throw new TypedValueError(
+        `${formatPath(key)}: element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`,
+      );
+    }
+    keys[name] = value;
+  }
+  return keys;
+}
+
 /** The path element of each item of a granular list at path `key`; `strict` refuses duplicates (applied configurations). */
 function itemElements(list: JsonValue[], shape: Shape, key: string, strict: boolean): PathElement[] {
   const listShape = shape.list;
   const seen = new Set<PathElement>();
   return list.map((item, index) => {
-    let element: PathElement;
-    if (listShape?.type === 'set') {
-      if (item !== null && typeof item === 'object') {
-        throw new TypedValueError(`${formatPath(key)}: element ${index}: expected a scalar in a set list`);
-      }
-      element = valueElement(item);
-    } else {
-      if (!isJsonObject(item)) throw new TypedValueError(`${formatPath(key)}: element ${index}: expected an object in an associative list`);
-      const keys: Record<string, JsonValue> = {};
-      for (const name of listShape?.keys ?? []) {
-        const value = Object.hasOwn(item, name) ? item[name] : listShape?.keyDefaults?.[name];
-        if (value === undefined || value === null) {
-          throw new TypedValueError(
-            `${formatPath(key)}: element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`,
-          );
-        }
-        keys[name] = value;
-      }
-      element = keyElement(keys);
-    }
+    const keys = checkedItem(item, index, listShape, key);
+    const element = keys === undefined ? valueElement(item) : keyElement(keys);
     if (seen.has(element)) {
       if (strict) throw new TypedValueError(`${formatPath(key)}: duplicate entries for key ${formatPath(element)}`);
     }
@@ -124,10 +128,15 @@ function checkLists(value: JsonValue, shape: Shape | undefined, key: string): vo
     const object = value as JsonObject;
     for (const name of Object.keys(object)) {
       const nameShape = childShape(shape, name);
-      if (nameShape !== undefined) checkLists(object[name] as JsonValue, nameShape, childKey(key, fieldElement(name)));
+      if (mayHoldLists(nameShape)) checkLists(object[name] as JsonValue, nameShape, childKey(key, fieldElement(name)));
     }
   } else if (kind === 'list') {
     const items = value as JsonValue[];
+    if (!mayHoldLists(shape.values)) {
+      // Nothing to look into below the items: checking them is all there is (no keys to write).
+      items.forEach((item, i) => checkedItem(item, i, shape.list, key));
+      return;
+    }
     const elements = itemElements(items, shape, key, false);
     const seen = new Set<PathElement>();
     items.forEach((item, i) => {
@@ -137,6 +146,15 @@ function checkLists(value: JsonValue, shape: Shape | undefined, key: string): vo
       checkLists(item, shape.values, childKey(key, element));
     });
   }
+}
+
+/** Whether a value of this shape can hold a granular list (so that keying its lists can fail). */
+function mayHoldLists(shape: Shape | undefined): boolean {
+  if (shape === undefined) return false;
+  if (shape.list !== undefined && shape.list.type !== 'atomic') return true;
+  if (shape.atomic) return false;
+  for (const name in shape.fields) if (mayHoldLists(shape.fields[name])) return true;
+  return mayHoldLists(shape.values);
 }
 
 /**
