@@ -32,6 +32,7 @@ export class EventTtl {
     this.timer = undefined;
   }
 
+  /** Deletes every Event last observed more than the TTL before `now` (pass a later `now` to expire more). */
   sweep(now = Date.now()): void {
     for (const event of this.server.snapshot(events) as StoredEvent[]) {
       const last = Date.parse(event.series?.lastObservedTime ?? event.eventTime ?? event.metadata.creationTimestamp ?? '');
