@@ -1,6 +1,7 @@
 import type { KubeObject } from '../../types.js';
 import { HistoryRing } from './historyRing.js';
 import { deepFreeze } from './immutable.js';
+import { StoredJson } from './storedJson.js';
 import { expired, tooOldResourceVersion } from './statusError.js';
 
 /**
@@ -105,6 +106,8 @@ export class ObjectStore {
   private readonly byUid = new Map<string, ObjectLocation>();
   private readonly dependents = new Map<string, Set<string>>();
   private readonly listeners: ((event: ChangeEvent) => void)[] = [];
+  /** Freezes and writes stored objects, reusing the work on parts shared with earlier versions. */
+  private readonly json = new StoredJson();
 
   constructor(historyWindow: number) {
     this.history = new HistoryRing(historyWindow);
@@ -215,10 +218,10 @@ export class ObjectStore {
     const type: WatchEventType = object === undefined ? 'DELETED' : prev === undefined ? 'ADDED' : 'MODIFIED';
     const next = object ?? { ...(prev as StoredObject).object, metadata: { ...(prev as StoredObject).object.metadata } };
     next.metadata.resourceVersion = String(rv);
-    deepFreeze(next);
+    const data = this.json.freeze(next);
     // The watch line of this change is built once; the object's JSON is a slice of it, sharing its memory.
     const prefix = `{"type":"${type}","object":`;
-    const line = `${prefix}${JSON.stringify(next)}}\n`;
+    const line = this.json.line(prefix, next, '}\n', data);
     const stored = new StoredObject(line.slice(prefix.length, line.length - 2), rv, next);
     if (prev !== undefined) {
       prev.before?.release();

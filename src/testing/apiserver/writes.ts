@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../types.js';
-import { cloneJson, isPlainObject, jsonEqual } from './immutable.js';
+import { cloneJson, isPlainObject, jsonEqual, shareUnchanged } from './immutable.js';
 import { jsonKind } from './jsonValue.js';
 import { applyCrdSchema } from './crdSchema.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
@@ -376,6 +376,7 @@ export function prepareUpdate(
   }
   normalizeMetadata(next);
   applySchema(type, next, ctx);
+  shareUnchanged(next as unknown as Plain, live as unknown as Plain);
   if (tracksGeneration(type) && specChanged(live, next)) next.metadata.generation = (live.metadata.generation ?? 0) + 1;
   if (ctx.managedFieldsDone) {
     return contentChanged(live, next) || ownershipChanged(live, next) ? next : undefined;
