@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
+import { parseJsonAsYaml } from './jsonAsYaml.js';
 import { decodeProtobufObject, protobufMediaType } from './protobuf.js';
 import { ApiError, badRequest, requestEntityTooLarge, unsupportedMediaType } from './statusError.js';
 
@@ -88,6 +89,8 @@ export function parseJson(text: string): unknown {
 
 export function parseYamlBody(text: string): unknown {
   if (text.trim() === '') throw badRequest('the request body is empty: expected a YAML or JSON object');
+  const json = parseJsonAsYaml(text, maxBodyDepth);
+  if (json !== undefined) return json.value;
   let value: unknown;
   try {
     value = parseYaml(text, { schema: 'core', uniqueKeys: true }) as unknown;
