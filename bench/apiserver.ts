@@ -15,8 +15,7 @@
  *       `server.put` (the full write path: validation, generation, managed
  *       fields, freeze, serialize once, fan-out), the writer kept at most
  *       20,000 events ahead of the reader. Here the writes are what limits
- *       the rate (their cost per event is printed; most of it is recording
- *       managedFields), not the watch.
+ *       the rate (their cost per event is printed), not the watch.
  *
  * The target applies to (1); (2) shows what a benchmark that drives the
  * server with writes can expect.

@@ -53,61 +53,73 @@ export class StoredJson {
    */
   line(prefix: string, object: KubeObject, suffix: string, data: boolean): string {
     if (!data) return `${prefix}${JSON.stringify(object)}${suffix}`;
-    const fresh: [object, number, number][] = [];
-    let out = prefix;
-    const unit = (value: unknown): void => {
-      if (value !== null && typeof value === 'object') {
-        const known = this.written.get(value);
-        if (known !== undefined) {
-          out += known;
-          return;
-        }
-        if (this.units.get(value) === true) {
-          const start = out.length;
-          out += JSON.stringify(value);
-          fresh.push([value, start, out.length]);
-          return;
-        }
+    const writer = new LineWriter(prefix, this.units, this.written);
+    writer.object(object as unknown as Record<string, unknown>, 'stored');
+    const line = writer.out + suffix;
+    for (const [value, start, end] of writer.fresh) this.written.set(value, line.slice(start, end));
+    return line;
+  }
+}
+
+/** Where a plain object sits in a stored object, which tells which of its values are units. */
+type Place = 'stored' | 'metadata' | 'entry';
+
+/** Writes the JSON of one stored object (JSON data only) piece by piece. */
+class LineWriter {
+  /** Units written here rather than taken from an earlier line: where their JSON is. */
+  readonly fresh: [object, number, number][] = [];
+
+  constructor(
+    public out: string,
+    private readonly units: WeakMap<object, boolean>,
+    private readonly written: WeakMap<object, string>,
+  ) {}
+
+  object(value: Record<string, unknown>, place: Place): void {
+    this.out += '{';
+    let first = true;
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      if (item === undefined) continue;
+      this.out += `${first ? '' : ','}${JSON.stringify(key)}:`;
+      first = false;
+      if (place === 'stored') {
+        if (key === 'metadata' && isRecord(item)) this.object(item, 'metadata');
+        else this.unit(item);
+      } else if (place === 'metadata' && key === 'managedFields' && Array.isArray(item)) this.entries(item);
+      else if (place === 'entry' && key === 'fieldsV1') this.unit(item);
+      else this.out += JSON.stringify(item);
+    }
+    this.out += '}';
+  }
+
+  private entries(list: unknown[]): void {
+    this.out += '[';
+    for (let i = 0; i < list.length; i++) {
+      if (i > 0) this.out += ',';
+      const entry = list[i];
+      if (entry === undefined) this.out += 'null';
+      else if (isRecord(entry)) this.object(entry, 'entry');
+      else this.out += JSON.stringify(entry);
+    }
+    this.out += ']';
+  }
+
+  private unit(value: unknown): void {
+    if (value !== null && typeof value === 'object') {
+      const known = this.written.get(value);
+      if (known !== undefined) {
+        this.out += known;
+        return;
       }
-      out += JSON.stringify(value);
-    };
-    const entry = (value: unknown): void => writeObject(value as Record<string, unknown>, (key, field) => (key === 'fieldsV1' ? unit(field) : plain(field)));
-    const plain = (value: unknown): void => {
-      out += JSON.stringify(value);
-    };
-    const writeObject = (value: Record<string, unknown>, field: (key: string, value: unknown) => void): void => {
-      out += '{';
-      let first = true;
-      for (const key of Object.keys(value)) {
-        const item = value[key];
-        if (item === undefined) continue;
-        out += `${first ? '' : ','}${JSON.stringify(key)}:`;
-        first = false;
-        field(key, item);
+      if (this.units.get(value) === true) {
+        const start = this.out.length;
+        this.out += JSON.stringify(value);
+        this.fresh.push([value, start, this.out.length]);
+        return;
       }
-      out += '}';
-    };
-    const list = (value: unknown[], item: (value: unknown) => void): void => {
-      out += '[';
-      for (let i = 0; i < value.length; i++) {
-        if (i > 0) out += ',';
-        const member = value[i];
-        if (member === undefined) out += 'null';
-        else item(member);
-      }
-      out += ']';
-    };
-    const metadata = (value: unknown): void => {
-      if (!isRecord(value)) return unit(value);
-      writeObject(value, (key, field) => {
-        if (key === 'managedFields' && Array.isArray(field)) list(field, (member) => (isRecord(member) ? entry(member) : plain(member)));
-        else plain(field);
-      });
-    };
-    writeObject(object as unknown as Record<string, unknown>, (key, value) => (key === 'metadata' ? metadata(value) : unit(value)));
-    out += suffix;
-    for (const [value, start, end] of fresh) this.written.set(value, out.slice(start, end));
-    return out;
+    }
+    this.out += JSON.stringify(value);
   }
 }
 
