@@ -41,7 +41,8 @@ export function formatReport(report: SoakReport, file?: string): string {
     const l = report.leader;
     add(
       `leader       ${l.replicas} replicas at ${l.factor}× time; leader paused ${l.pauses.hang + l.pauses.fail} times (${l.pauses.hang} hang, ${l.pauses.fail} fail); ` +
-        `${l.takeovers} takeovers, gap ${ms(l.takeoverGapMs)} (replica clock; bound ${l.takeoverBoundMs} ms); ${l.termCount} terms; reconciles ${counts(l.reconcilesByReplica)}`,
+        `${l.takeovers} takeovers, gap ${ms(l.takeoverGapMs)} (replica clock; bound ${l.takeoverBoundMs} ms); ${l.termCount} terms; ` +
+        `reconciles ${counts(l.reconcilesByReplica)}; seconds in terms ${counts(l.secondsByReplica)}`,
     );
   }
   const m = report.memory;

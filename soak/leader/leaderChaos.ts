@@ -51,7 +51,9 @@ export interface LeaderReport {
   /** Replica-clock ms from the old leader's last renewal to the new leader's acquisition. */
   takeoverGapMs: Distribution;
   reconcilesByReplica: Record<string, number>;
-  /** Leadership terms as seen in who reconciled when (the last 40). */
+  /** Seconds each replica spent in its terms (from its first reconcile of a term to the end of its last). */
+  secondsByReplica: Record<string, number>;
+  /** Leadership terms as seen in who reconciled when (the last 200). */
   terms: Term[];
   termCount: number;
   sources: SourceStats;
@@ -200,7 +202,8 @@ export class LeaderChaos {
       takeovers: found.count,
       takeoverGapMs: distribution(found.gaps),
       reconcilesByReplica: { ...this.reconciles },
-      terms: this.terms.slice(-40),
+      secondsByReplica: this.terms.reduce<Record<string, number>>((acc, t) => ({ ...acc, [t.identity]: Math.round(((acc[t.identity] ?? 0) + t.to - t.from) * 10) / 10 }), {}),
+      terms: [...this.terms],
       termCount: this.termCount,
       sources: this.monitor.stats,
     };
