@@ -12,9 +12,10 @@ import type { KubeObject } from '../../types.js';
  *   on into objects frozen elsewhere (so a stored object is frozen all the way down even when
  *   a caller froze only the top of a part it passed in) and skips the units it froze before.
  * - {@link StoredJson.line} is `prefix + JSON.stringify(object) + suffix`, with the JSON of each
- *   unit it wrote before taken from where it wrote it (a slice of that line), when the unit
- *   holds JSON data only: plain objects and arrays, strings, numbers, booleans, null (nothing
- *   with a toJSON, such as a Date, whose JSON could change while it stays frozen).
+ *   unit it wrote before taken from where it wrote it last (a slice of the latest line that
+ *   holds it), when the unit holds JSON data only: plain objects and arrays, strings, numbers,
+ *   booleans, null (nothing with a toJSON, such as a Date, whose JSON could change while it
+ *   stays frozen).
  */
 export class StoredJson {
   /** Units frozen here all the way down: true for those holding JSON data only. */
@@ -49,14 +50,16 @@ export class StoredJson {
 
   /**
    * `prefix + JSON.stringify(object) + suffix` for an object {@link freeze} found to hold JSON
-   * data only (`data`); the units written fresh are remembered for the next versions.
+   * data only (`data`); where each unit's JSON is in it is remembered for the next versions.
    */
   line(prefix: string, object: KubeObject, suffix: string, data: boolean): string {
     if (!data) return `${prefix}${JSON.stringify(object)}${suffix}`;
     const writer = new LineWriter(prefix, this.units, this.written);
     writer.object(object as unknown as Record<string, unknown>, 'stored');
     const line = writer.out + suffix;
-    for (const [value, start, end] of writer.fresh) this.written.set(value, line.slice(start, end));
+    // Every unit's JSON is now taken from this line (a slice shares its memory), so no older line
+    // stays in memory for a part the current version still holds.
+    for (const [value, start, end] of writer.placed) this.written.set(value, line.slice(start, end));
     return line;
   }
 }
@@ -66,8 +69,8 @@ type Place = 'stored' | 'metadata' | 'entry';
 
 /** Writes the JSON of one stored object (JSON data only) piece by piece. */
 class LineWriter {
-  /** Units written here rather than taken from an earlier line: where their JSON is. */
-  readonly fresh: [object, number, number][] = [];
+  /** Where the JSON of each unit is in this line. */
+  readonly placed: [object, number, number][] = [];
 
   constructor(
     public out: string,
@@ -106,18 +109,11 @@ class LineWriter {
   }
 
   private unit(value: unknown): void {
-    if (value !== null && typeof value === 'object') {
-      const known = this.written.get(value);
-      if (known !== undefined) {
-        this.out += known;
-        return;
-      }
-      if (this.units.get(value) === true) {
-        const start = this.out.length;
-        this.out += JSON.stringify(value);
-        this.fresh.push([value, start, this.out.length]);
-        return;
-      }
+    if (value !== null && typeof value === 'object' && this.units.get(value) === true) {
+      const start = this.out.length;
+      this.out += this.written.get(value) ?? JSON.stringify(value);
+      this.placed.push([value, start, this.out.length]);
+      return;
     }
     this.out += JSON.stringify(value);
   }
