@@ -7,8 +7,8 @@ const prefix = '{"type":"MODIFIED","object":';
 const suffix = '}\n';
 
 function store(json: StoredJson, object: unknown): string {
-  const data = json.freeze(object as KubeObject);
-  return json.line(prefix, object as KubeObject, suffix, data);
+  const frozen = json.freeze(object as KubeObject);
+  return json.line(prefix, object as KubeObject, suffix, frozen);
 }
 
 function isFrozenAllTheWay(value: unknown): boolean {

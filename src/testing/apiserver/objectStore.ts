@@ -218,10 +218,10 @@ export class ObjectStore {
     const type: WatchEventType = object === undefined ? 'DELETED' : prev === undefined ? 'ADDED' : 'MODIFIED';
     const next = object ?? { ...(prev as StoredObject).object, metadata: { ...(prev as StoredObject).object.metadata } };
     next.metadata.resourceVersion = String(rv);
-    const data = this.json.freeze(next);
+    const frozen = this.json.freeze(next);
     // The watch line of this change is built once; the object's JSON is a slice of it, sharing its memory.
     const prefix = `{"type":"${type}","object":`;
-    const line = this.json.line(prefix, next, '}\n', data);
+    const line = this.json.line(prefix, next, '}\n', frozen);
     const stored = new StoredObject(line.slice(prefix.length, line.length - 2), rv, next);
     if (prev !== undefined) {
       prev.before?.release();

@@ -23,38 +23,53 @@ export class StoredJson {
   /** The JSON of units holding JSON data only, as written last. */
   private readonly written = new WeakMap<object, string>();
 
-  /** Freezes a stored object all the way down; whether it holds JSON data only. */
-  freeze(object: KubeObject): boolean {
-    const metadata = object.metadata as unknown;
-    const entries = isRecord(metadata) && Array.isArray(metadata.managedFields) ? (metadata.managedFields as unknown[]) : [];
-    for (const entry of entries) if (isRecord(entry) && isRecord(entry.fieldsV1)) this.freezeValue(entry.fieldsV1, true);
+  /** Freezes a stored object all the way down; what {@link line} needs to know of it. */
+  freeze(object: KubeObject): Frozen {
+    const frozen = { data: true, sharesFields: false };
+    frozen.data = this.freezeObject(object as unknown as Record<string, unknown>, (key, value) =>
+      key === 'metadata' && isRecord(value) ? this.freezeMetadata(value, frozen) : this.freezeUnit(value),
+    );
+    return frozen;
+  }
+
+  private freezeMetadata(metadata: Record<string, unknown>, frozen: Frozen): boolean {
+    return this.freezeObject(metadata, (key, value) => (key === 'managedFields' && Array.isArray(value) ? this.freezeEntries(value, frozen) : freezeValue(value)));
+  }
+
+  private freezeEntries(entries: unknown[], frozen: Frozen): boolean {
+    const fields = (value: unknown): boolean => {
+      if (value !== null && typeof value === 'object' && this.units.has(value)) frozen.sharesFields = true;
+      return this.freezeUnit(value);
+    };
+    return this.freezeObject(entries as unknown as Record<string, unknown>, (_, entry) =>
+      isRecord(entry) ? this.freezeObject(entry, (key, value) => (key === 'fieldsV1' ? fields(value) : freezeValue(value))) : freezeValue(entry),
+    );
+  }
+
+  /** Freezes an object and, with `freezeChild`, its children; whether it holds JSON data only. */
+  private freezeObject(object: Record<string, unknown>, freezeChild: (key: string, value: unknown) => boolean): boolean {
     let data = isPlain(object);
     Object.freeze(object);
-    for (const key of Object.keys(object)) {
-      const value = (object as unknown as Record<string, unknown>)[key];
-      if (!this.freezeValue(value, key !== 'metadata')) data = false;
-    }
+    for (const key of Object.keys(object)) if (!freezeChild(key, object[key])) data = false;
     return data;
   }
 
-  private freezeValue(value: unknown, unit: boolean): boolean {
-    if (value === null || typeof value !== 'object') return isJsonScalar(value);
+  private freezeUnit(value: unknown): boolean {
+    if (value === null || typeof value !== 'object') return freezeValue(value);
     const known = this.units.get(value);
     if (known !== undefined) return known;
-    Object.freeze(value);
-    let data = isPlain(value);
-    for (const key of Object.keys(value)) if (!this.freezeValue((value as Record<string, unknown>)[key], false)) data = false;
-    if (unit) this.units.set(value, data);
+    const data = freezeValue(value);
+    this.units.set(value, data);
     return data;
   }
 
   /**
-   * `prefix + JSON.stringify(object) + suffix` for an object {@link freeze} found to hold JSON
-   * data only (`data`); where each unit's JSON is in it is remembered for the next versions.
+   * `prefix + JSON.stringify(object) + suffix` for an object {@link freeze} froze; where each
+   * unit's JSON is in it is remembered for the next versions.
    */
-  line(prefix: string, object: KubeObject, suffix: string, data: boolean): string {
-    if (!data) return `${prefix}${JSON.stringify(object)}${suffix}`;
-    const writer = new LineWriter(prefix, this.units, this.written);
+  line(prefix: string, object: KubeObject, suffix: string, frozen: Frozen): string {
+    if (!frozen.data) return `${prefix}${JSON.stringify(object)}${suffix}`;
+    const writer = new LineWriter(prefix, this.units, this.written, frozen.sharesFields);
     writer.object(object as unknown as Record<string, unknown>, 'stored');
     const line = writer.out + suffix;
     // Every unit's JSON is now taken from this line (a slice shares its memory), so no older line
@@ -62,6 +77,12 @@ export class StoredJson {
     for (const [value, start, end] of writer.placed) this.written.set(value, line.slice(start, end));
     return line;
   }
+}
+
+/** What freezing a stored object found: whether it holds JSON data only, whether it shares FieldsV1 with an earlier version. */
+export interface Frozen {
+  data: boolean;
+  sharesFields: boolean;
 }
 
 /** Where a plain object sits in a stored object, which tells which of its values are units. */
@@ -76,6 +97,7 @@ class LineWriter {
     public out: string,
     private readonly units: WeakMap<object, boolean>,
     private readonly written: WeakMap<object, string>,
+    private readonly sharesFields: boolean,
   ) {}
 
   object(value: Record<string, unknown>, place: Place): void {
@@ -87,7 +109,8 @@ class LineWriter {
       this.out += `${first ? '' : ','}${JSON.stringify(key)}:`;
       first = false;
       if (place === 'stored') {
-        if (key === 'metadata' && isRecord(item)) this.object(item, 'metadata');
+        // Metadata are written piece by piece only to take FieldsV1 written before (none on a create).
+        if (key === 'metadata' && isRecord(item) && this.sharesFields) this.object(item, 'metadata');
         else this.unit(item);
       } else if (place === 'metadata' && key === 'managedFields' && Array.isArray(item)) this.entries(item);
       else if (place === 'entry' && key === 'fieldsV1') this.unit(item);
@@ -117,6 +140,15 @@ class LineWriter {
     }
     this.out += JSON.stringify(value);
   }
+}
+
+/** Freezes a value all the way down, into parts frozen before; whether it holds JSON data only. */
+function freezeValue(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return isJsonScalar(value);
+  let data = isPlain(value);
+  Object.freeze(value);
+  for (const key of Object.keys(value)) if (!freezeValue((value as Record<string, unknown>)[key])) data = false;
+  return data;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
