@@ -68,11 +68,14 @@ export function isDescendantOrSelf(key: string, ancestor: string): boolean {
  * sets (fieldsV1Cache.ts) recognize a manager whose fields did not change.
  */
 export function union(...sets: FieldSet[]): FieldSet {
-  const first = sets[0];
+  // The largest set is the base: the result is that set itself when the others add nothing.
+  let first = sets[0];
   if (first === undefined) return new Set();
+  for (const set of sets) if (set.size > first.size) first = set;
   let out: FieldSet | undefined;
-  for (let i = 1; i < sets.length; i++) {
-    for (const member of sets[i] as FieldSet) {
+  for (const set of sets) {
+    if (set === first) continue;
+    for (const member of set) {
       if (out === undefined) {
         if (first.has(member)) continue;
         out = new Set(first);

@@ -148,10 +148,11 @@ export function withManagedFields(obj: JsonObject, managers: Managers, cache?: F
 /** Keeps only paths outside the reset fields (top-level fields a write through this endpoint cannot change). */
 export function withoutResetFields(fields: FieldSet, resetFields: readonly string[]): FieldSet {
   if (resetFields.length === 0) return fields;
-  const prefixes = resetFields.map((name) => `f:${name}`);
+  const fieldKeys = resetFields.map((name) => `f:${name}`);
+  const below = fieldKeys.map((key) => `${key}\u0000`);
   let out: FieldSet | undefined;
   for (const key of fields) {
-    if (!prefixes.some((p) => key === p || key.startsWith(`${p}\u0000`))) continue;
+    if (!fieldKeys.some((fieldKey, i) => key === fieldKey || key.startsWith(below[i] as string))) continue;
     out ??= new Set(fields);
     out.delete(key);
   }
