@@ -122,6 +122,9 @@ describe('examples under chaos: podautoscaler and configmap-rollout sharing info
       throw new Error(`seed ${seed}: ${String(err)}; left: ${problems(state()).map(describeProblem).join('; ')}; stale stamps: ${staleStamps().map((d) => d.metadata.name).join(', ')}`);
     }
     expect(overlaps, `seed ${seed}`).to.equal(0);
-    expect(h.outcomes.filter((o) => o.result === 'error').length, `seed ${seed}: the faults made some reconciles fail`).to.be.greaterThan(0);
+    // The faults took effect: requests were answered with the errors they armed. (Whether those
+    // landed on a reconcile's write or on an informer's request is down to timing.)
+    const faulted = h.server.requestLog.filter((r) => r.status === 500 || r.status === 429 || r.status === 409).length;
+    expect(faulted, `seed ${seed}: requests answered with an injected error`).to.be.greaterThan(0);
   });
 });
