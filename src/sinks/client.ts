@@ -1,12 +1,22 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { isDeepStrictEqual } from 'node:util';
 import type { SchedulerLike } from 'rxjs';
 import { silentLogger, type Logger } from '../logger.js';
 import type { KubeObject } from '../types.js';
-import { isAlreadyExists, isNotFound, KubeApiError, type RequestDescription } from './errors.js';
+import { isNotFound, type RequestDescription } from './errors.js';
 import { kubeTransport, type KubeTransport, type KubeTransportOptions } from './kubeTransport.js';
 import { qualifiedResource, ResourceResolver, resourcePath, type ResourceInfo } from './resources.js';
+import {
+  createOrUpdateOnce,
+  InvalidTargetError,
+  toRef,
+  updateStatusOnce,
+  type Mutate,
+  type WriteResult,
+  type WriteSteps,
+} from './readModifyWrite.js';
 import { retryOnConflict, type ConflictBackoff } from './retryOnConflict.js';
+
+export { InvalidTargetError, MutateIdentityError, type Mutate, type WriteResult } from './readModifyWrite.js';
 
 /** Names an object without holding it: what `get`, the patches and `remove` need. */
 export interface ObjectRef {
@@ -25,15 +35,6 @@ export type JsonPatchOperation =
   | { op: 'add' | 'replace' | 'test'; path: string; value: unknown }
   | { op: 'remove'; path: string }
   | { op: 'move' | 'copy'; from: string; path: string };
-
-/** Changes a copy of the object; may return a replacement instead of changing it in place. */
-export type Mutate<T> = (object: T) => T | void | Promise<T | void>;
-
-/** What a write did: `unchanged` means no write was needed, or the server kept the resourceVersion. */
-export interface WriteResult<T> {
-  result: 'created' | 'updated' | 'unchanged';
-  object: T;
-}
 
 /**
  * What a delete did. `deleting`: the object is still there, waiting for its
@@ -136,40 +137,6 @@ export interface KubeClient {
   resource(apiVersion: string, kind: string, options?: CallOptions): Promise<ResourceInfo>;
 }
 
-/** A target without the fields needed to address it. */
-export class InvalidTargetError extends Error {
-  override readonly name = 'InvalidTargetError';
-}
-
-/** `mutate` changed what identifies the object. */
-export class MutateIdentityError extends Error {
-  override readonly name = 'MutateIdentityError';
-}
-
-function toRef(target: ObjectTarget): ObjectRef {
-  if (target === null || typeof target !== 'object') {
-    throw new InvalidTargetError(`expected an object or an { apiVersion, kind, name, namespace? } reference, got ${String(target)}`);
-  }
-  if ('metadata' in target && target.metadata !== null && typeof target.metadata === 'object') {
-    return {
-      apiVersion: target.apiVersion as string,
-      kind: target.kind as string,
-      name: target.metadata.name as string,
-      namespace: target.metadata.namespace,
-    };
-  }
-  return target as ObjectRef;
-}
-
-/** A deep copy through JSON: what the server would see, with `undefined` fields gone. */
-function jsonCopy<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(jsonCopy(a), jsonCopy(b));
-}
-
 function contentTypeForPatch(patch: object | readonly JsonPatchOperation[]): string {
   return Array.isArray(patch) ? 'application/json-patch+json' : 'application/merge-patch+json';
 }
@@ -269,28 +236,12 @@ export function kubeClient(kubeConfig: KubeConfig, options: KubeClientOptions = 
     });
   };
 
-  const checkIdentity = (before: KubeObject, after: KubeObject, what: string): void => {
-    if (after === null || typeof after !== 'object' || after.metadata === null || typeof after.metadata !== 'object') {
-      throw new MutateIdentityError(`${what}: mutate left no object with metadata`);
-    }
-    if (after.metadata.name !== before.metadata.name || (after.metadata.namespace ?? '') !== (before.metadata.namespace ?? '')) {
-      throw new MutateIdentityError(
-        `${what}: mutate must not change the name or namespace ` +
-          `(${before.metadata.namespace ?? ''}/${before.metadata.name ?? ''} became ${after.metadata.namespace ?? ''}/${after.metadata.name ?? ''})`,
-      );
-    }
-  };
-
-  const mutated = async <T extends KubeObject>(base: T, mutate: Mutate<T>, what: string): Promise<T> => {
-    const copy = jsonCopy(base);
-    const result = await mutate(copy);
-    const next = result === undefined ? copy : result;
-    checkIdentity(base, next, what);
-    return next;
-  };
-
-  const sameVersion = (sent: KubeObject, got: KubeObject): boolean =>
-    sent.metadata.resourceVersion !== undefined && sent.metadata.resourceVersion === got.metadata?.resourceVersion;
+  // The read-mutate-write steps (createOrUpdate, updateStatus) over this client's requests.
+  const steps = (o: WriteOptions | undefined): WriteSteps => ({
+    get: (object) => get(object, o),
+    create: (object) => create(object, o),
+    put: (object, subresource) => put(object, o, subresource),
+  });
 
   async function remove<T extends KubeObject>(target: ObjectTarget, o?: RemoveOptions): Promise<RemoveResult<T>> {
     const a = await address(target, o?.signal);
@@ -337,28 +288,7 @@ export function kubeClient(kubeConfig: KubeConfig, options: KubeClientOptions = 
       const what = `createOrUpdate ${a.label}`;
       return retryOnConflict(
         a.describe('update'),
-        async () => {
-          let current: typeof object;
-          try {
-            current = await get(object, o);
-          } catch (err) {
-            if (!isNotFound(err)) throw err;
-            const desired = await mutated(object, mutate, what);
-            try {
-              return { result: 'created' as const, object: await create(desired, o) };
-            } catch (createErr) {
-              // Someone else created it between our read and our write: read again, like a conflict.
-              if (isAlreadyExists(createErr) && createErr instanceof KubeApiError) {
-                throw new KubeApiError(createErr.request, { code: 409, reason: 'Conflict', message: createErr.serverMessage, cause: createErr });
-              }
-              throw createErr;
-            }
-          }
-          const next = await mutated(current, mutate, what);
-          if (jsonEqual(current, next)) return { result: 'unchanged' as const, object: current };
-          const written = await put(next, o);
-          return { result: sameVersion(current, written) ? ('unchanged' as const) : ('updated' as const), object: written };
-        },
+        () => createOrUpdateOnce(steps(o), object, mutate, what),
         conflictOptions(o?.signal),
       );
     },
@@ -376,27 +306,9 @@ export function kubeClient(kubeConfig: KubeConfig, options: KubeClientOptions = 
     async updateStatus(object, mutate, o) {
       const a = await address(object, o?.signal);
       const what = `updateStatus ${a.label}`;
-      const withStatus: Mutate<typeof object> =
-        mutate ??
-        ((current) => {
-          (current as { status?: unknown }).status = jsonCopy((object as { status?: unknown }).status);
-        });
       return retryOnConflict(
         a.describe('update', 'status'),
-        async (n) => {
-          let base: typeof object;
-          let next: typeof object;
-          if (n === 0 && mutate === undefined && object.metadata.resourceVersion !== undefined) {
-            base = object;
-            next = object;
-          } else {
-            base = await get(object, o);
-            next = await mutated(base, withStatus, what);
-            if (jsonEqual(base, next)) return { result: 'unchanged' as const, object: base };
-          }
-          const written = await put(next, o, 'status');
-          return { result: sameVersion(base, written) ? ('unchanged' as const) : ('updated' as const), object: written };
-        },
+        (n) => updateStatusOnce(steps(o), object, mutate, what, n),
         conflictOptions(o?.signal),
       );
     },

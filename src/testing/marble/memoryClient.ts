@@ -6,7 +6,8 @@ import { cloneJson } from '../apiserver/immutable.js';
 import { FaultQueue, type Fault } from './faults.js';
 import { MemoryCluster } from './memoryCluster.js';
 import { MemoryKinds, type MemoryResource } from './memoryKinds.js';
-import { memoryKubeClient, toApiError, toRef, type RequestSettings } from './memoryKubeClient.js';
+import { toRef } from '../../sinks/readModifyWrite.js';
+import { memoryKubeClient, toApiError, type RequestSettings } from './memoryKubeClient.js';
 import type { MemoryRequest } from './memoryRequest.js';
 import { memoryWatch } from './memoryWatch.js';
 

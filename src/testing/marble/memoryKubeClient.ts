@@ -1,8 +1,6 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { SchedulerLike } from 'rxjs';
 import {
   InvalidTargetError,
-  MutateIdentityError,
   type ApplyOptions,
   type CallOptions,
   type JsonPatchOperation,
@@ -15,7 +13,8 @@ import {
   type WriteResult,
 } from '../../sinks/client.js';
 import { delay } from '../../sinks/delay.js';
-import { errorFromResponse, isAlreadyExists, isNotFound, KubeApiError, type RequestDescription } from '../../sinks/errors.js';
+import { errorFromResponse, isNotFound, type RequestDescription } from '../../sinks/errors.js';
+import { createOrUpdateOnce, toRef, updateStatusOnce, type WriteSteps } from '../../sinks/readModifyWrite.js';
 import { qualifiedResource } from '../../sinks/resources.js';
 import { retryOnConflict, type ConflictBackoff } from '../../sinks/retryOnConflict.js';
 import type { KubeObject } from '../../types.js';
@@ -30,21 +29,6 @@ import { resetFieldsFor } from '../apiserver/writes.js';
 import type { FaultQueue, MemoryVerb } from './faults.js';
 import { memoryKey, type MemoryCluster } from './memoryCluster.js';
 import type { MemoryRequest } from './memoryRequest.js';
-
-export function toRef(target: ObjectTarget): ObjectRef {
-  if (target === null || typeof target !== 'object') {
-    throw new InvalidTargetError(`expected an object or an { apiVersion, kind, name, namespace? } reference, got ${String(target)}`);
-  }
-  if ('metadata' in target && target.metadata !== null && typeof target.metadata === 'object') {
-    const { apiVersion, kind, metadata } = target;
-    return { apiVersion: apiVersion as string, kind: kind as string, name: metadata.name as string, namespace: metadata.namespace };
-  }
-  return target as ObjectRef;
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
-}
 
 /** An API server refusal as a Status body, whatever part of the server logic raised it. */
 export function toApiError(err: unknown): ApiError | undefined {
@@ -206,19 +190,6 @@ export function memoryKubeClient(ctx: MemoryKubeClientContext): KubeClient {
     });
   };
 
-  const mutated = async <T extends KubeObject>(base: T, mutate: Mutate<T>, what: string): Promise<T> => {
-    const copy = cloneJson(base);
-    const result = await mutate(copy);
-    const next = result === undefined ? copy : result;
-    if (next === null || typeof next !== 'object' || next.metadata === null || typeof next.metadata !== 'object') {
-      throw new MutateIdentityError(`${what}: mutate left no object with metadata`);
-    }
-    const before = `${base.metadata.namespace ?? ''}/${base.metadata.name ?? ''}`;
-    const after = `${next.metadata.namespace ?? ''}/${next.metadata.name ?? ''}`;
-    if (before !== after) throw new MutateIdentityError(`${what}: mutate must not change the name or namespace (${before} became ${after})`);
-    return next;
-  };
-
   const conflicts = (signal?: AbortSignal) => ({
     backoff: ctx.options.conflictBackoff,
     scheduler,
@@ -226,8 +197,12 @@ export function memoryKubeClient(ctx: MemoryKubeClientContext): KubeClient {
     signal,
   });
 
-  const changed = (before: KubeObject, after: KubeObject): 'updated' | 'unchanged' =>
-    before.metadata.resourceVersion !== undefined && before.metadata.resourceVersion === after.metadata.resourceVersion ? 'unchanged' : 'updated';
+  // The read-mutate-write steps (createOrUpdate, updateStatus) over the memory requests.
+  const steps = (o: WriteOptions | undefined): WriteSteps => ({
+    get: (object) => get(object, o),
+    create: (object) => create(object, o),
+    put: (object, subresource) => put(object, o, subresource),
+  });
 
   return {
     get,
@@ -273,28 +248,7 @@ export function memoryKubeClient(ctx: MemoryKubeClientContext): KubeClient {
       const what = `createOrUpdate ${a.describe.resource} "${a.namespace ? `${a.namespace}/` : ''}${a.ref.name}"`;
       return retryOnConflict(
         a.describe,
-        async () => {
-          let current: typeof object;
-          try {
-            current = await get(object, o);
-          } catch (err) {
-            if (!isNotFound(err)) throw err;
-            const desired = await mutated(object, mutate, what);
-            try {
-              return { result: 'created' as const, object: await create(desired, o) };
-            } catch (createErr) {
-              // Created by someone else since the read: read again, as after a conflict.
-              if (isAlreadyExists(createErr) && createErr instanceof KubeApiError) {
-                throw new KubeApiError(createErr.request, { code: 409, reason: 'Conflict', message: createErr.serverMessage, cause: createErr });
-              }
-              throw createErr;
-            }
-          }
-          const next = await mutated(current, mutate, what);
-          if (jsonEqual(current, next)) return { result: 'unchanged' as const, object: current };
-          const written = await put(next, o);
-          return { result: changed(current, written), object: written };
-        },
+        () => createOrUpdateOnce(steps(o), object, mutate, what),
         conflicts(o?.signal),
       );
     },
@@ -312,27 +266,9 @@ export function memoryKubeClient(ctx: MemoryKubeClientContext): KubeClient {
     async updateStatus<T extends KubeObject>(object: T, mutate?: Mutate<T>, o?: WriteOptions): Promise<WriteResult<T>> {
       const a = address(object, 'update', 'status');
       const what = `updateStatus ${a.describe.resource} "${a.namespace ? `${a.namespace}/` : ''}${a.ref.name}"`;
-      const withStatus: Mutate<T> =
-        mutate ??
-        ((current) => {
-          (current as { status?: unknown }).status = cloneJson((object as { status?: unknown }).status);
-        });
       return retryOnConflict(
         a.describe,
-        async (n) => {
-          let base: T;
-          let next: T;
-          if (n === 0 && mutate === undefined && object.metadata.resourceVersion !== undefined) {
-            base = object;
-            next = object;
-          } else {
-            base = await get<T>(object, o);
-            next = await mutated(base, withStatus, what);
-            if (jsonEqual(base, next)) return { result: 'unchanged' as const, object: base };
-          }
-          const written = await put(next, o, 'status');
-          return { result: changed(base, written), object: written };
-        },
+        (n) => updateStatusOnce(steps(o), object, mutate, what, n),
         conflicts(o?.signal),
       );
     },
