@@ -251,8 +251,8 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     // during the synchronous part of subscribing still tears all of it down.
     const reconciling = new Subscription();
     let inspected: { readonly running: number } | undefined;
+    const inFlight = (): number => inspected?.running ?? 0;
     let graceTimer: Subscription | undefined;
-    let running = 0;
     let stopping = false;
     let finished = false;
     const warm = new Subscription();
@@ -295,11 +295,12 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     reconciling.add(
       leadership
         .pipe(
+          // Counted before switchMap tears the queue down, which zeroes its counts.
+          tap((leading) => {
+            if (!leading && inFlight() > 0) logger.warn({ running: inFlight() }, 'lost leadership: aborting reconciles in flight');
+          }),
           switchMap((leading) => {
-            if (!leading) {
-              if (running > 0) logger.warn({ running }, 'lost leadership: aborting reconciles in flight');
-              return EMPTY;
-            }
+            if (!leading) return EMPTY;
             logger.info({ identity }, 'reconciling');
             return whenSynced.pipe(
               switchMap(() => triggers),
@@ -323,15 +324,13 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
           next(outcome) {
             metrics.outcome(outcome);
             subscriber.next(outcome);
-            running = inspected?.running ?? 0;
             // Shutting down: once nothing is in flight, end the queue before it starts a waiting key.
-            if (stopping && running === 0) end();
+            if (stopping && inFlight() === 0) end();
           },
           error: (err: unknown) => fail(err),
           complete: () => end(),
-      }),
+        }),
     );
-
 
     function fail(err: unknown): void {
       if (finished) return;
@@ -358,9 +357,8 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       if (stopping || finished) return;
       stopping = true;
       stop.next();
-      running = inspected?.running ?? 0;
-      if (running === 0) return end();
-      logger.info({ running, gracePeriod }, 'shutting down: waiting for reconciles in flight');
+      if (inFlight() === 0) return end();
+      logger.info({ running: inFlight(), gracePeriod }, 'shutting down: waiting for reconciles in flight');
       graceTimer = scheduler.schedule(() => {
         logger.warn({ gracePeriod }, 'grace period over: aborting reconciles still in flight');
         end();
