@@ -2,6 +2,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import * as http from 'node:http';
 import * as https from 'node:https';
 
+/** A kubeconfig that names no server to talk to: no retry can fix it. */
+export class KubeConfigError extends Error {
+  override readonly name = 'KubeConfigError';
+}
+
 /**
  * A GET against the API server over node:http(s), with the TLS material,
  * credentials and proxy agent that `KubeConfig` gives for its current
@@ -22,7 +27,7 @@ export async function getStream(
   signal: AbortSignal,
 ): Promise<http.IncomingMessage> {
   const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new Error('the kubeconfig has no current cluster: set a current context with a cluster');
+  if (!cluster) throw new KubeConfigError('the kubeconfig has no current cluster: set a current context with a cluster');
   const base = new URL(cluster.server);
   const url = new URL(`${base.pathname.replace(/\/$/, '')}${path}`, base);
   url.search = query.toString();

@@ -4,7 +4,7 @@ import { Observable, asyncScheduler, interval, type SchedulerLike, type Subscrib
 import { silentLogger, type Logger } from '../logger.js';
 import type { KubeObject, ListWatchEvent } from '../types.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
-import { getStream, readBody, readFailure, type FailedResponse } from './http.js';
+import { KubeConfigError, getStream, readBody, readFailure, type FailedResponse } from './http.js';
 import { ListWatchError, explainStatus, isFatalStatus } from './listWatchError.js';
 import { collectionPath, describeResource, resourceName, type ResourceRef } from './resource.js';
 import { WatchLineReader, type MalformedWatchLineError, type WatchLine } from './watchLineReader.js';
@@ -404,7 +404,7 @@ class Reflector<T extends KubeObject> {
       return await getStream(this.kubeConfig, this.path, query, requestAbort ?? this.signal);
     } catch (err) {
       if (err instanceof ListWatchError) throw err;
-      if (err instanceof Error && err.message.startsWith('the kubeconfig')) {
+      if (err instanceof KubeConfigError) {
         throw new ListWatchError(`cannot ${verb} ${describeResource(this.resource)}: ${err.message}`, 0, 'BadKubeConfig', verb, this.name);
       }
       throw new Retryable(`${verb} request failed: ${describeError(err)}`);

@@ -89,4 +89,14 @@ describe('listWatch on answers a real API server does not give', () => {
     expect(state.error).to.equal(undefined);
     expect(events).to.deep.equal([{ type: 'Restart' }, { type: 'Listed', object: { metadata: { name: 'a' } } }, { type: 'Synced', resourceVersion: '3' }]);
   });
+
+  it('ends at once with an error naming the fault when the kubeconfig has no current cluster', async () => {
+    const empty = new KubeConfig();
+    empty.loadFromOptions({ clusters: [], users: [], contexts: [], currentContext: '' });
+    let error: unknown;
+    subscription = listWatch(empty, { version: 'v1', resource: 'pods' }, { logger: silentLogger }).subscribe({ error: (e: unknown) => (error = e) });
+    await waitFor(() => error !== undefined, 'the error');
+    expect((error as Error).message).to.equal('cannot list pods in all namespaces: the kubeconfig has no current cluster: set a current context with a cluster');
+    expect(requests).to.deep.equal([]);
+  });
 });
