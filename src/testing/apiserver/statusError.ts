@@ -4,20 +4,10 @@
  * kubectl's messages, client-node's `ApiException`) key on.
  */
 
-export interface StatusCause {
-  reason?: string;
-  message?: string;
-  field?: string;
-}
+// The same Status shapes the client side reads (src/sinks/errors.ts): one declaration for both ends.
+import type { StatusCause, StatusDetails } from '../../sinks/errors.js';
 
-export interface StatusDetails {
-  name?: string;
-  group?: string;
-  kind?: string;
-  uid?: string;
-  causes?: StatusCause[];
-  retryAfterSeconds?: number;
-}
+export type { StatusCause, StatusDetails };
 
 export interface Status {
   kind: 'Status';
