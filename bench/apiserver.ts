@@ -32,9 +32,8 @@
  * Run: npm run bench:apiserver
  */
 import { Worker } from 'node:worker_threads';
-import { silentLogger } from '../src/logger.js';
-import { startApiServer, type ApiServer } from '../src/testing/index.js';
-import type { KubeObject } from '../src/types.js';
+import { silentLogger, type KubeObject } from 'rxkube';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { pod } from './support/pods.js';
 import { measureHttpWrites, measurePuts, type WriteFigure } from './support/writeThroughput.js';
 

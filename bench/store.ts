@@ -13,9 +13,7 @@
  * Run: npm run bench:store
  */
 import { Subject } from 'rxjs';
-import { deltas } from '../src/operators/deltas.js';
-import { indexer } from '../src/store/indexer.js';
-import { objectKey, type KubeObject, type ListWatchEvent } from '../src/types.js';
+import { deltas, indexer, objectKey, type KubeObject, type ListWatchEvent } from 'rxkube';
 
 const sizes = [1_000, 10_000, 100_000, 1_000_000];
 const minEventsPerSize = 2_000_000;

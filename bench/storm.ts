@@ -22,8 +22,8 @@
  * Peak heap is sampled during each phase (heapUsed). Run: npm run bench:storm
  */
 import { Observable, exhaustMap, from, groupBy, lastValueFrom, mergeMap, of } from 'rxjs';
-import { silentLogger } from '../src/logger.js';
-import { reconcileByKey, type WorkqueueInspector } from '../src/operators/reconcileByKey.js';
+import { silentLogger, reconcileByKey } from 'rxkube';
+import { type WorkqueueInspector } from '../src/operators/reconcileByKey.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) console.warn('run with --expose-gc for steadier figures (npm run bench:storm does)');

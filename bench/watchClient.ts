@@ -7,14 +7,9 @@
 import * as k8s from '@kubernetes/client-node';
 import * as http from 'node:http';
 import { filter, map, tap } from 'rxjs';
-import { deltas } from '../src/operators/deltas.js';
-import { reconcileByKey } from '../src/operators/reconcileByKey.js';
-import { dropManagedFields } from '../src/sources/transforms.js';
+import { deltas, reconcileByKey, dropManagedFields, listWatch, indexer, isDelta, type KubeObject } from 'rxkube';
 import { getStream } from '../src/sources/http.js';
-import { listWatch } from '../src/sources/listWatch.js';
 import { WatchLineReader } from '../src/sources/watchLineReader.js';
-import { indexer } from '../src/store/indexer.js';
-import { isDelta, type KubeObject } from '../src/types.js';
 
 const [mode, url, total] = process.argv.slice(2) as [string, string, string];
 const expected = Number(total);

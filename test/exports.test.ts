@@ -3,8 +3,8 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import * as rxkube from '../src/index.js';
-import * as testing from '../src/testing/index.js';
+import * as rxkube from 'rxkube';
+import * as testing from 'rxkube/testing';
 
 const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { InvalidObjectError, objectKey, splitKey, type KubeObject } from '../src/types.js';
+import { InvalidObjectError, objectKey, splitKey, type KubeObject } from 'rxkube';
 
 describe('objectKey', () => {
   it('keys a namespaced object as namespace/name', () => {

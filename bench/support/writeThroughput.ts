@@ -17,8 +17,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
-import type { ApiServer } from '../../src/testing/index.js';
-import type { KubeObject } from '../../src/types.js';
+import type { ApiServer } from 'rxkube/testing';
+import type { KubeObject } from 'rxkube';
 
 export type HttpWrite = 'create' | 'update' | 'merge' | 'apply';
 export const httpWrites: readonly HttpWrite[] = ['create', 'update', 'merge', 'apply'];

@@ -1,12 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import {
-  defaultFieldsFor,
-  escapeFieldValue,
-  fieldValue,
-  parseFieldSelector,
-  usesDefaultFieldConversion,
-} from '../../src/testing/apiserver/fieldSelector.js';
+import { defaultFieldsFor, escapeFieldValue, fieldValue, parseFieldSelector, usesDefaultFieldConversion } from '../../src/testing/apiserver/fieldSelector.js';
 import { SelectorError } from '../../src/testing/apiserver/selectorError.js';
 import { catchError } from './catchError.js';
 

@@ -1,11 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import {
-  LabelSelector,
-  labelSelectorFromObject,
-  parseLabelSelector,
-  type LabelSelectorObject,
-} from '../../src/testing/apiserver/labelSelector.js';
+import { LabelSelector, labelSelectorFromObject, parseLabelSelector, type LabelSelectorObject } from '../../src/testing/apiserver/labelSelector.js';
 import { SelectorError } from '../../src/testing/apiserver/selectorError.js';
 import { catchError } from './catchError.js';
 

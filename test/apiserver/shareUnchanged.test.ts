@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { builtinResources } from '../../src/testing/apiserver/builtinResources.js';
 import { deepFreeze, identicalJson } from '../../src/testing/apiserver/immutable.js';
 import { prepareUpdate } from '../../src/testing/apiserver/writes.js';
-import type { KubeObject } from '../../src/types.js';
+import type { KubeObject } from 'rxkube';
 
 describe('identicalJson', () => {
   it('holds for values equal down to key order, undefined-valued keys and holes', () => {

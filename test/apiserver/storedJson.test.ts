@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { StoredJson } from '../../src/testing/apiserver/storedJson.js';
-import type { KubeObject } from '../../src/types.js';
+import type { KubeObject } from 'rxkube';
 
 const prefix = '{"type":"MODIFIED","object":';
 const suffix = '}\n';

@@ -1,11 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { Subject } from 'rxjs';
-import { deltas } from '../../src/operators/deltas.js';
-import { byLabel, byOwnerUid, NAMESPACE_INDEX, type IndexFunc } from '../../src/store/indexFunctions.js';
-import { indexer, type StoreEvent } from '../../src/store/indexer.js';
-import { Store, type Lister } from '../../src/store/store.js';
-import { InvalidObjectError, isDelta, objectKey, splitKey, type KubeObject, type ListWatchEvent } from '../../src/types.js';
+import { deltas, NAMESPACE_INDEX, indexer, type StoreEvent, Store, type Lister, InvalidObjectError, isDelta, objectKey, splitKey, type KubeObject, type ListWatchEvent } from 'rxkube';
+import { byLabel, byOwnerUid, type IndexFunc } from '../../src/store/indexFunctions.js';
 import { oddValue } from './arbitraries.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { AppsV1Api, CoreV1Api, V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import type { ApiServer } from '../../src/testing/index.js';
+import type { ApiServer } from 'rxkube/testing';
 import { configmaps, deployments, failure, json, pod, pods, raw, startWithClients } from './apiserver.helpers.js';
 
 describe('embedded API server: create, read, update, delete', () => {

@@ -1,6 +1,6 @@
 import { CoreV1Api, Watch } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import type { ApiServer } from '../../src/testing/index.js';
+import type { ApiServer } from 'rxkube/testing';
 import { eventually, failure, raw, RawWatch, start, startWithClients, watchPath } from './apiserver.helpers.js';
 
 describe('embedded API server: faults on demand', () => {

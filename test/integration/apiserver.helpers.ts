@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, type V1CustomResourceDefinition, type V1ObjectMeta, type V1Pod, type V1PodSpec } from '@kubernetes/client-node';
-import { silentLogger } from '../../src/logger.js';
-import { startApiServer, type ApiServer, type ApiServerOptions } from '../../src/testing/index.js';
+import { silentLogger } from 'rxkube';
+import { startApiServer, type ApiServer, type ApiServerOptions } from 'rxkube/testing';
 
 /** Shared helpers of the embedded API server's integration tests: raw HTTP, watch readers, waiting. */
 

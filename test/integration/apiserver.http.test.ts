@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { CoordinationV1Api, CoreV1Api, EventsV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { runCli } from '../../src/cli.js';
-import type { ApiServer } from '../../src/testing/index.js';
+import type { ApiServer } from 'rxkube/testing';
 import { eventually, failure, json, raw, start, widgetCrd } from './apiserver.helpers.js';
 
 describe('embedded API server: discovery, versions and OpenAPI', () => {

@@ -1,6 +1,6 @@
 import type { ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, V1OwnerReference } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import type { ApiServer } from '../../src/testing/index.js';
+import type { ApiServer } from 'rxkube/testing';
 import { configmaps, eventually, failure, json, RawWatch, startWithClients, watchPath, modelCrd, widgetCrd } from './apiserver.helpers.js';
 
 describe('embedded API server: deletion, finalizers, garbage collection, namespaces', () => {

@@ -1,6 +1,6 @@
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import type { ApiServer } from '../../src/testing/index.js';
+import type { ApiServer } from 'rxkube/testing';
 import { failure, pod, raw, startWithClients } from './apiserver.helpers.js';
 
 describe('embedded API server: lists', () => {

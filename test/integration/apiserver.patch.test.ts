@@ -9,7 +9,7 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import type { ApiServer } from '../../src/testing/index.js';
+import type { ApiServer } from 'rxkube/testing';
 import { failure, modelCrd, raw, startWithClients, widgetCrd } from './apiserver.helpers.js';
 
 describe('embedded API server: patch and server-side apply', () => {

@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { expect } from 'chai';
-import type { ApiServer } from '../../src/testing/index.js';
+import type { ApiServer } from 'rxkube/testing';
 import { json, raw, start, widgetCrd } from './apiserver.helpers.js';
 
 /**

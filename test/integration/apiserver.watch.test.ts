@@ -1,7 +1,7 @@
 import { makeInformer, Watch, type CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { request } from 'node:http';
 import { expect } from 'chai';
-import type { ApiServer } from '../../src/testing/index.js';
+import type { ApiServer } from 'rxkube/testing';
 import { configmaps, eventually, RawWatch, start, startWithClients, watchPath } from './apiserver.helpers.js';
 
 describe('embedded API server: watches', () => {

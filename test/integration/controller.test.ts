@@ -2,13 +2,8 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@ku
 import { expect } from 'chai';
 import type { Subscription } from 'rxjs';
 import { eachValueFrom } from 'rxjs-for-await';
-import { controller, type ControllerOptions } from '../../src/controller/controller.js';
-import { silentLogger } from '../../src/logger.js';
-import type { ReconcileOutcome } from '../../src/operators/reconcileByKey.js';
-import { labelsChanged } from '../../src/operators/predicates.js';
-import { InformerFactory } from '../../src/sources/informers.js';
-import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import type { KubeObject } from '../../src/types.js';
+import { controller, type ControllerOptions, silentLogger, type ReconcileOutcome, labelsChanged, InformerFactory, type KubeObject } from 'rxkube';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
 

@@ -1,10 +1,9 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import type { Subscription } from 'rxjs';
-import { InformerFactory } from '../../src/sources/informers.js';
+import { InformerFactory, type StoreEvent } from 'rxkube';
 import { byLabel } from '../../src/store/indexFunctions.js';
-import type { StoreEvent } from '../../src/store/indexer.js';
-import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
 

@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { firstValueFrom, lastValueFrom } from 'rxjs';
-import { silentLogger } from '../../src/logger.js';
-import { isAlreadyExists, isConflict, KubeApiError } from '../../src/sinks/errors.js';
+import { silentLogger, isAlreadyExists, isConflict, KubeApiError } from 'rxkube';
 import { leaseClient, type LeaseClient } from '../../src/sinks/leaseClient.js';
 import type { Lease } from '../../src/sources/lease.js';
-import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { waitFor } from '../support/waitFor.js';
 
 const leases = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespace: 'default' };

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { concatMap, EMPTY, from, mergeMap, Observable, type SchedulerLike, type Subscription, switchMap, tap, timer } from 'rxjs';
-import { silentLogger } from '../../src/logger.js';
-import { leaderElection, leaderElectionJitterFactor, type LeaderState } from '../../src/sinks/leaderElection.js';
+import { silentLogger, leaderElection } from 'rxkube';
+import { leaderElectionJitterFactor, type LeaderState } from '../../src/sinks/leaderElection.js';
 import { leaseClient, type LeaseClient } from '../../src/sinks/leaseClient.js';
 import type { Lease } from '../../src/sources/lease.js';
-import { pausable, startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { pausable, startApiServer, type ApiServer } from 'rxkube/testing';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
 

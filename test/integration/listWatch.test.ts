@@ -1,13 +1,9 @@
 import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { tap, type Subscription } from 'rxjs';
-import { deltas } from '../../src/operators/deltas.js';
-import { listWatch, type ListWatchMonitor, type ListWatchOptions } from '../../src/sources/listWatch.js';
-import { ListWatchError } from '../../src/sources/listWatchError.js';
-import { dropManagedFields } from '../../src/sources/transforms.js';
-import { indexer, type StoreEvent } from '../../src/store/indexer.js';
-import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { isDelta, type KubeObject, type ListWatchEvent } from '../../src/types.js';
+import { deltas, listWatch, type ListWatchOptions, ListWatchError, dropManagedFields, indexer, type StoreEvent, isDelta, type KubeObject, type ListWatchEvent } from 'rxkube';
+import { type ListWatchMonitor } from '../../src/sources/listWatch.js';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
 

@@ -2,7 +2,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { startApiServer, type ApiServer } from '../../src/testing/index.js';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { waitFor } from '../support/waitFor.js';
 
 const child = new URL('../fixtures/runControllerChild.ts', import.meta.url).pathname;

@@ -1,18 +1,9 @@
 import { expect } from 'chai';
-import { silentLogger } from '../../src/logger.js';
-import { InvalidTargetError, kubeClient, MutateIdentityError, type KubeClient } from '../../src/sinks/client.js';
-import {
-  ConflictRetriesExhaustedError,
-  isConflict,
-  isForbidden,
-  isInvalid,
-  isNotFound,
-  isTooManyRequests,
-  KubeApiError,
-} from '../../src/sinks/errors.js';
+import { silentLogger, kubeClient, type KubeClient, isConflict, isForbidden, isInvalid, isNotFound, isTooManyRequests, KubeApiError, type KubeObject } from 'rxkube';
+import { InvalidTargetError, MutateIdentityError } from '../../src/sinks/client.js';
+import { ConflictRetriesExhaustedError } from '../../src/sinks/errors.js';
 import { UnknownResourceError } from '../../src/sinks/resources.js';
-import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import type { KubeObject } from '../../src/types.js';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { rejection } from '../sinks/rejection.js';
 import { RecordingScheduler } from '../sinks/recordingScheduler.js';
 

@@ -1,10 +1,8 @@
 import { EventsV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { silentLogger, type Logger } from '../../src/logger.js';
-import { kubeClient, type KubeClient } from '../../src/sinks/client.js';
-import { eventRecorder, formatMicroTime, type EventInput, type EventRecorder } from '../../src/sinks/events.js';
-import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import type { KubeObject } from '../../src/types.js';
+import { silentLogger, type Logger, kubeClient, type KubeClient, eventRecorder, type EventInput, type EventRecorder, type KubeObject } from 'rxkube';
+import { formatMicroTime } from '../../src/sinks/events.js';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { RecordingScheduler } from '../sinks/recordingScheduler.js';
 
 interface EventObject extends KubeObject {

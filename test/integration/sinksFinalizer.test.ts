@@ -1,11 +1,6 @@
 import { expect } from 'chai';
-import { silentLogger } from '../../src/logger.js';
-import { kubeClient, type KubeClient } from '../../src/sinks/client.js';
-import { isInvalid, isNotFound } from '../../src/sinks/errors.js';
-import { finalizer, FinalizerError } from '../../src/sinks/finalizer.js';
-import { setControllerReference } from '../../src/sinks/ownerReferences.js';
-import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import type { KubeObject } from '../../src/types.js';
+import { silentLogger, kubeClient, type KubeClient, isInvalid, isNotFound, finalizer, FinalizerError, setControllerReference, type KubeObject } from 'rxkube';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { rejection } from '../sinks/rejection.js';
 
 const name = 'example.com/cleanup';

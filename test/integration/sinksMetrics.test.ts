@@ -1,18 +1,9 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { Subject, firstValueFrom, take, toArray } from 'rxjs';
-import { silentLogger } from '../../src/logger.js';
-import { exponentialFailureRateLimiter } from '../../src/operators/rateLimiters.js';
-import { reconcileByKey } from '../../src/operators/reconcileByKey.js';
-import { kubeClient } from '../../src/sinks/client.js';
-import { startHealthServer, type HealthServer } from '../../src/sinks/healthServer.js';
-import { leaderMetrics } from '../../src/sinks/leaderMetrics.js';
-import { controllerMetrics } from '../../src/sinks/metrics.js';
-import { setControllerReference } from '../../src/sinks/ownerReferences.js';
-import { startApiServer, type ApiServer } from '../../src/testing/index.js';
-import { splitKey, type KubeObject } from '../../src/types.js';
-import { listWatch, type WatchRestartReason } from '../../src/sources/listWatch.js';
-import { sourceMetrics } from '../../src/sinks/sourceMetrics.js';
+import { silentLogger, exponentialFailureRateLimiter, reconcileByKey, kubeClient, startHealthServer, type HealthServer, leaderMetrics, controllerMetrics, setControllerReference, splitKey, type KubeObject, listWatch, sourceMetrics } from 'rxkube';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
+import { type WatchRestartReason } from '../../src/sources/listWatch.js';
 import { controllerMetricTypes, metricTypes, sampleValue } from '../sinks/prometheus.js';
 
 describe('metrics of a controller, scraped over HTTP', () => {

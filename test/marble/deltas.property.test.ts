@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { deltas } from '../../src/operators/deltas.js';
-import { indexer } from '../../src/store/indexer.js';
-import { isDelta, type KubeObject, type ListWatchEvent } from '../../src/types.js';
+import { deltas, indexer, isDelta, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { obj } from '../support/objects.js';
 
 type Command =

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { deltas } from '../../src/operators/deltas.js';
-import { InvalidObjectError, type DeltaEvent, type KubeObject, type ListWatchEvent } from '../../src/types.js';
+import { deltas, InvalidObjectError, type DeltaEvent, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { obj, testScheduler } from '../support/objects.js';
 
 type E = ListWatchEvent<KubeObject>;

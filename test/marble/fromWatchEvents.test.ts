@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
-import { WatchEventError, fromWatchEvents, type RawWatchEvent } from '../../src/sources/fromWatchEvents.js';
-import type { KubeObject } from '../../src/types.js';
+import { fromWatchEvents, type KubeObject } from 'rxkube';
+import { WatchEventError, type RawWatchEvent } from '../../src/sources/fromWatchEvents.js';
 import { obj, testScheduler } from '../support/objects.js';
 
 const bookmark = (rv: string, initialEnd = false): RawWatchEvent => ({

@@ -1,10 +1,8 @@
 import { expect } from 'chai';
 import { Subject, from, lastValueFrom, map, toArray } from 'rxjs';
-import { deltas } from '../../src/operators/deltas.js';
-import { byLabel, byOwnerUid, NAMESPACE_INDEX } from '../../src/store/indexFunctions.js';
-import { indexer, type StoreEvent } from '../../src/store/indexer.js';
-import { Store, UnknownIndexError } from '../../src/store/store.js';
-import type { DeltaEvent, KubeObject, ListWatchEvent, OwnerReference } from '../../src/types.js';
+import { deltas, NAMESPACE_INDEX, indexer, type StoreEvent, Store, type DeltaEvent, type KubeObject, type ListWatchEvent, type OwnerReference } from 'rxkube';
+import { byLabel, byOwnerUid } from '../../src/store/indexFunctions.js';
+import { UnknownIndexError } from '../../src/store/store.js';
 import { obj, testScheduler } from '../support/objects.js';
 
 describe('indexer', () => {

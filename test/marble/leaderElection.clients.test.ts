@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { lastValueFrom, type Observable } from 'rxjs';
-import { isAlreadyExists, isConflict, isNotFound, KubeApiError } from '../../src/sinks/errors.js';
-import { inMemoryLeaseClient } from '../../src/testing/leaseClient.js';
-import { LeaseClientPausedError, pausable } from '../../src/testing/pausable.js';
+import { isAlreadyExists, isConflict, isNotFound, KubeApiError } from 'rxkube';
+import { inMemoryLeaseClient, LeaseClientPausedError, pausable } from 'rxkube/testing';
 import { testScheduler } from '../support/objects.js';
 import { at, heldBy, sample, virtually } from './leaderElection.support.js';
 

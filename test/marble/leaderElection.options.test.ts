@@ -1,11 +1,8 @@
 import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
-import {
-  leaderElection,
-  LeaderElectionConfigError,
-  type LeaderElectionOptions,
-} from '../../src/sinks/leaderElection.js';
-import { inMemoryLeaseClient } from '../../src/testing/leaseClient.js';
+import { leaderElection, type LeaderElectionOptions } from 'rxkube';
+import { LeaderElectionConfigError } from '../../src/sinks/leaderElection.js';
+import { inMemoryLeaseClient } from 'rxkube/testing';
 
 const client = inMemoryLeaseClient();
 const base: LeaderElectionOptions = { client, lease: 'default/lock', identity: 'a' };

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Subscription } from 'rxjs';
-import { silentLogger } from '../../src/logger.js';
-import { leaderElection } from '../../src/sinks/leaderElection.js';
-import { pausable, type PausableLeaseClient } from '../../src/testing/pausable.js';
+import { silentLogger, leaderElection } from 'rxkube';
+import { pausable, type PausableLeaseClient } from 'rxkube/testing';
 import { at, virtually } from './leaderElection.support.js';
 
 type Fault = 'hang' | 'fail' | 'resume' | 'stop' | 'start';

@@ -1,8 +1,8 @@
 import type { TestScheduler } from 'rxjs/testing';
-import { inMemoryLeaseClient, type InMemoryLeaseClient } from '../../src/testing/leaseClient.js';
+import { inMemoryLeaseClient, type InMemoryLeaseClient } from 'rxkube/testing';
 import { testScheduler } from '../support/objects.js';
-import { silentLogger } from '../../src/logger.js';
-import { leaderElection, type LeaderElectionOptions, type LeaderState } from '../../src/sinks/leaderElection.js';
+import { silentLogger, leaderElection, type LeaderElectionOptions } from 'rxkube';
+import { type LeaderState } from '../../src/sinks/leaderElection.js';
 import type { LeaseClient } from '../../src/sinks/leaseClient.js';
 import type { Lease } from '../../src/sources/lease.js';
 

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { leaderMetrics, type LeaderMetrics } from '../../src/sinks/leaderMetrics.js';
+import { leaderMetrics } from 'rxkube';
+import { type LeaderMetrics } from '../../src/sinks/leaderMetrics.js';
 import { microTime } from '../../src/sources/lease.js';
-import { pausable } from '../../src/testing/pausable.js';
+import { pausable } from 'rxkube/testing';
 import { at, campaign, following, heldBy, leading, sample, virtually } from './leaderElection.support.js';
 
 const spec = (lease: { spec?: object } | undefined): object | undefined => lease?.spec;

@@ -1,8 +1,6 @@
 import { expect } from 'chai';
 import { from, lastValueFrom, toArray, type Observable } from 'rxjs';
-import { mapToKeys, mapToOwners } from '../../src/operators/owners.js';
-import type { StoreEvent } from '../../src/store/indexer.js';
-import type { Delta, DeltaEvent, KubeObject, OwnerReference } from '../../src/types.js';
+import { mapToKeys, mapToOwners, type StoreEvent, type Delta, type DeltaEvent, type KubeObject, type OwnerReference } from 'rxkube';
 import { testScheduler } from '../support/objects.js';
 
 /** A Pod (or, with a null namespace, a cluster-scoped object) with the given owner references. */

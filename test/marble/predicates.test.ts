@@ -1,19 +1,7 @@
 import { expect } from 'chai';
 import type { Observable } from 'rxjs';
-import {
-  and,
-  annotationsChanged,
-  filterDeltas,
-  generationChanged,
-  isSync,
-  labelsChanged,
-  not,
-  or,
-  resourceVersionChanged,
-  type Predicate,
-} from '../../src/operators/predicates.js';
-import type { StoreEvent } from '../../src/store/indexer.js';
-import type { Delta, DeltaEvent, KubeObject } from '../../src/types.js';
+import { and, annotationsChanged, filterDeltas, generationChanged, labelsChanged, not, or, resourceVersionChanged, type Predicate, type StoreEvent, type Delta, type DeltaEvent, type KubeObject } from 'rxkube';
+import { isSync } from '../../src/operators/predicates.js';
 import { obj, testScheduler } from '../support/objects.js';
 
 const at = (rv: string, options: Parameters<typeof obj>[2] = {}) => obj('a', rv, options);

@@ -1,13 +1,6 @@
 import { expect } from 'chai';
 import { map } from 'rxjs';
-import {
-  bucketRateLimiter,
-  defaultControllerRateLimiter,
-  exponentialFailureRateLimiter,
-  fastSlowRateLimiter,
-  maxOfRateLimiter,
-  type RateLimiter,
-} from '../../src/operators/rateLimiters.js';
+import { bucketRateLimiter, defaultControllerRateLimiter, exponentialFailureRateLimiter, fastSlowRateLimiter, maxOfRateLimiter, type RateLimiter } from 'rxkube';
 import { testScheduler } from '../support/objects.js';
 
 function delays(limiter: RateLimiter, key: string, times: number): number[] {

@@ -1,17 +1,8 @@
 import { expect } from 'chai';
 import { NEVER, Observable, Subject, concat, map, mergeMap, of, take, throwError, timer, type SchedulerLike } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
-import { silentLogger, type Logger } from '../../src/logger.js';
-import { exponentialFailureRateLimiter } from '../../src/operators/rateLimiters.js';
-import {
-  ReconcileTimeoutError,
-  reconcileByKey,
-  type ReconcileContext,
-  type ReconcileOptions,
-  type ReconcileOutcome,
-  type ReconcileResult,
-  type Reconciler,
-} from '../../src/operators/reconcileByKey.js';
+import { silentLogger, type Logger, exponentialFailureRateLimiter, reconcileByKey, type ReconcileContext, type ReconcileOutcome, type ReconcileResult, type Reconciler } from 'rxkube';
+import { ReconcileTimeoutError, type ReconcileOptions } from '../../src/operators/reconcileByKey.js';
 import { testScheduler } from '../support/objects.js';
 
 /** Outcomes with the virtual time at which they came, and any error or completion of the output. */

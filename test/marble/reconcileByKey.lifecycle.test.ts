@@ -1,14 +1,7 @@
 import { expect } from 'chai';
 import { Observable, Subject, map, timer, type Subscription } from 'rxjs';
-import { silentLogger } from '../../src/logger.js';
-import { exponentialFailureRateLimiter } from '../../src/operators/rateLimiters.js';
-import {
-  reconcileByKey,
-  type ReconcileOutcome,
-  type Reconciler,
-  type WorkqueueInspector,
-  type WorkqueueObserver,
-} from '../../src/operators/reconcileByKey.js';
+import { silentLogger, exponentialFailureRateLimiter, reconcileByKey, type ReconcileOutcome, type Reconciler } from 'rxkube';
+import { type WorkqueueInspector, type WorkqueueObserver } from '../../src/operators/reconcileByKey.js';
 import { testScheduler } from '../support/objects.js';
 
 const work = (frames: number) => timer(frames).pipe(map(() => undefined));

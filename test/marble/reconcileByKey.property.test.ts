@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { Observable, asyncScheduler, defer, finalize, map, timer } from 'rxjs';
-import { silentLogger } from '../../src/logger.js';
-import { fastSlowRateLimiter } from '../../src/operators/rateLimiters.js';
-import { reconcileByKey, type ReconcileOutcome, type ReconcileResult, type WorkqueueInspector } from '../../src/operators/reconcileByKey.js';
+import { silentLogger, fastSlowRateLimiter, reconcileByKey, type ReconcileOutcome, type ReconcileResult } from 'rxkube';
+import { type WorkqueueInspector } from '../../src/operators/reconcileByKey.js';
 import { testScheduler } from '../support/objects.js';
 
 interface Trigger {

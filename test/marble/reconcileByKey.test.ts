@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { defer, finalize, from, map, take, timer, type Observable } from 'rxjs';
-import { reconcileByKey, type ReconcileOutcome } from '../../src/operators/reconcileByKey.js';
-import { silentLogger } from '../../src/logger.js';
+import { reconcileByKey, type ReconcileOutcome, silentLogger } from 'rxkube';
 import { testScheduler } from '../support/objects.js';
 
 /** A reconcile that takes `frames` of virtual time and succeeds. */

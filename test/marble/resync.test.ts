@@ -1,7 +1,5 @@
 import { map } from 'rxjs';
-import { resync } from '../../src/operators/resync.js';
-import { indexer } from '../../src/store/indexer.js';
-import type { DeltaEvent } from '../../src/types.js';
+import { resync, indexer, type DeltaEvent } from 'rxkube';
 import { obj, testScheduler } from '../support/objects.js';
 
 const added = (name: string): DeltaEvent => ({ type: 'Added', key: `default/${name}`, object: obj(name, '1') });

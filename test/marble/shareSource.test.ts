@@ -1,8 +1,6 @@
 import { expect } from 'chai';
 import { Subject, map } from 'rxjs';
-import { shareSource } from '../../src/sources/shareSource.js';
-import { indexer, type StoreEvent } from '../../src/store/indexer.js';
-import type { DeltaEvent } from '../../src/types.js';
+import { shareSource, indexer, type StoreEvent, type DeltaEvent } from 'rxkube';
 import { obj, testScheduler } from '../support/objects.js';
 
 const show = map((e: StoreEvent) => ('key' in e ? `${e.type}:${e.key.slice(8)}${e.initial ? '*' : ''}` : e.type));

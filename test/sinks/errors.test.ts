@@ -1,19 +1,6 @@
 import { expect } from 'chai';
-import {
-  ConflictRetriesExhaustedError,
-  errorFromResponse,
-  isAlreadyExists,
-  isConflict,
-  isForbidden,
-  isGone,
-  isInvalid,
-  isNotFound,
-  isResourceExpired,
-  isTooManyRequests,
-  isUnauthorized,
-  KubeApiError,
-  parseRetryAfter,
-} from '../../src/sinks/errors.js';
+import { isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, isTooManyRequests, KubeApiError } from 'rxkube';
+import { ConflictRetriesExhaustedError, errorFromResponse, isResourceExpired, isUnauthorized, parseRetryAfter } from '../../src/sinks/errors.js';
 
 const get = { verb: 'get', resource: 'configmaps', name: 'settings', namespace: 'prod' };
 

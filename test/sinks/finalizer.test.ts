@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { addFinalizerPatch, finalizerState, removeFinalizerPatch } from '../../src/sinks/finalizer.js';
-import type { KubeObject } from '../../src/types.js';
+import type { KubeObject } from 'rxkube';
 
 const name = 'example.com/cleanup';
 

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { Counter, Registry } from 'prom-client';
-import { startHealthServer, type HealthServer } from '../../src/sinks/healthServer.js';
-import { silentLogger } from '../../src/logger.js';
+import { startHealthServer, type HealthServer, silentLogger } from 'rxkube';
 
 function tcpHandles(): number {
   return process.getActiveResourcesInfo().filter((r) => r.startsWith('TCP')).length;

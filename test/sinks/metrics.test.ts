@@ -1,14 +1,10 @@
 import { expect } from 'chai';
 import { Counter, Registry, register as globalRegistry } from 'prom-client';
 import { asyncScheduler, from, lastValueFrom, map, mergeMap, throwError, timer, toArray, type SchedulerLike } from 'rxjs';
-import { silentLogger } from '../../src/logger.js';
-import { exponentialFailureRateLimiter } from '../../src/operators/rateLimiters.js';
-import { reconcileByKey, type ReconcileOutcome } from '../../src/operators/reconcileByKey.js';
+import { silentLogger, exponentialFailureRateLimiter, reconcileByKey, type ReconcileOutcome, controllerMetrics, leaderMetrics, sourceMetrics } from 'rxkube';
 import { testScheduler } from '../support/objects.js';
-import { controllerMetrics, reconcileTimeBuckets } from '../../src/sinks/metrics.js';
+import { reconcileTimeBuckets } from '../../src/sinks/metrics.js';
 import { workqueueDurationBuckets } from '../../src/sinks/workqueueMetrics.js';
-import { leaderMetrics } from '../../src/sinks/leaderMetrics.js';
-import { sourceMetrics } from '../../src/sinks/sourceMetrics.js';
 import { MalformedWatchLineError } from '../../src/sources/watchLineReader.js';
 import { controllerMetricTypes, metricTypes, sampleValue } from './prometheus.js';
 

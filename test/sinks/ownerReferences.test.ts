@@ -1,14 +1,6 @@
 import { expect } from 'chai';
-import {
-  AlreadyOwnedError,
-  getControllerOf,
-  hasControllerReference,
-  isControlledBy,
-  OwnerReferenceError,
-  setControllerReference,
-  setOwnerReference,
-} from '../../src/sinks/ownerReferences.js';
-import type { KubeObject } from '../../src/types.js';
+import { setControllerReference, type KubeObject } from 'rxkube';
+import { AlreadyOwnedError, getControllerOf, hasControllerReference, isControlledBy, OwnerReferenceError, setOwnerReference } from '../../src/sinks/ownerReferences.js';
 
 function object(apiVersion: string, kind: string, name: string, namespace?: string, uid = `uid-${name}`): KubeObject {
   return { apiVersion, kind, metadata: { name, uid, ...(namespace ? { namespace } : {}) } };

@@ -3,10 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { asyncScheduler, type Subscription } from 'rxjs';
-import { silentLogger } from '../../src/logger.js';
-import { listWatch, type ListWatchOptions } from '../../src/sources/listWatch.js';
-import { dropManagedFields } from '../../src/sources/transforms.js';
-import type { KubeObject, ListWatchEvent } from '../../src/types.js';
+import { silentLogger, listWatch, type ListWatchOptions, dropManagedFields, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
 

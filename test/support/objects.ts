@@ -1,6 +1,6 @@
 import { TestScheduler } from 'rxjs/testing';
 import { expect } from 'chai';
-import type { KubeObject } from '../../src/types.js';
+import type { KubeObject } from 'rxkube';
 
 export interface TestObjectOptions {
   namespace?: string;

@@ -1,6 +1,6 @@
 import { AssertionError } from 'node:assert';
 import { expect } from 'chai';
-import { expectTimeline, matchesPattern, projectOnto, renderValue, type Timeline, type TimelineView } from '../../src/testing/index.js';
+import { expectTimeline, matchesPattern, projectOnto, renderValue, type Timeline, type TimelineView } from 'rxkube/testing';
 
 const at = <T>(frame: number, value: T) => ({ frame, notification: { kind: 'N' as const, value } });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
-import { coldMarbles, hotMarbles, marbleTime, parseMarbles, runVirtualTime } from '../../src/testing/index.js';
+import { coldMarbles, hotMarbles, marbleTime, parseMarbles, runVirtualTime } from 'rxkube/testing';
 
 const scheduler = () => new TestScheduler(() => undefined);
 

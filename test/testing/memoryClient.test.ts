@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
-import { isAlreadyExists, isConflict, isInvalid, isNotFound, KubeApiError, UnknownResourceError, InvalidTargetError, type KubeObject, type ListWatchEvent } from '../../src/index.js';
-import { memoryClient, runVirtualTime, type MemoryClient } from '../../src/testing/index.js';
+import { isAlreadyExists, isConflict, isInvalid, isNotFound, KubeApiError, UnknownResourceError, InvalidTargetError, type KubeObject, type ListWatchEvent } from 'rxkube';
+import { memoryClient, runVirtualTime, type MemoryClient } from 'rxkube/testing';
 
 interface Widget extends KubeObject {
   spec?: { size?: number; color?: string };

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { TestScheduler } from 'rxjs/testing';
-import type { KubeObject, ListWatchEvent } from '../../src/index.js';
-import { memoryClient, runVirtualTime, type MemoryClient } from '../../src/testing/index.js';
+import type { KubeObject, ListWatchEvent } from 'rxkube';
+import { memoryClient, runVirtualTime, type MemoryClient } from 'rxkube/testing';
 
 type Op =
   | { kind: 'create'; name: string; web: boolean }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
-import type { EventInput, KubeObject } from '../../src/index.js';
-import { memoryRecorder } from '../../src/testing/index.js';
+import type { EventInput, KubeObject } from 'rxkube';
+import { memoryRecorder } from 'rxkube/testing';
 
 const web: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default', uid: 'u1', resourceVersion: '7' } };
 

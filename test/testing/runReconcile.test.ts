@@ -1,8 +1,8 @@
 import { AssertionError } from 'node:assert';
 import { expect } from 'chai';
 import type { Observable } from 'rxjs';
-import { isConflict, KubeApiError, type ControllerContext, type KubeClient, type KubeObject, type ListWatchEvent, type ObjectKey, type WatchedResource } from '../../src/index.js';
-import { deleted, list, modified, restart, runReconcile } from '../../src/testing/index.js';
+import { isConflict, KubeApiError, type ControllerContext, type KubeClient, type KubeObject, type ListWatchEvent, type ObjectKey, type WatchedResource } from 'rxkube';
+import { deleted, list, modified, restart, runReconcile } from 'rxkube/testing';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { runVirtualTime } from '../../src/testing/index.js';
+import { runVirtualTime } from 'rxkube/testing';
 
 const scheduler = () => new TestScheduler(() => undefined);
 const sleep = (s: TestScheduler, ms: number) => new Promise<void>((resolve) => s.schedule(() => resolve(), ms));
