@@ -1,47 +1,11 @@
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { createDefaultLogger } from './logger.js';
-import { startApiServer, type ApiServer } from './testing/index.js';
+import { apiserverCommand, apiserverUsage, type CliIo } from './apiserver/cli.js';
 
 /**
- * The `rxkube` command. `rxkube apiserver` runs the embedded API server
- * until interrupted and writes a kubeconfig for kubectl:
- *
- *   npx rxkube apiserver --port 8080
- *   export KUBECONFIG=/tmp/rxkube-8080.kubeconfig
- *   kubectl get namespaces
- *
- * Failures set `process.exitCode`; nothing here calls `process.exit`.
+ * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`).
+ * A program entry like `bin/rxkube.js`, not a part of the library: it may
+ * import any part. Failures are exit codes; nothing here calls
+ * `process.exit`.
  */
-
-const usage = `usage: rxkube apiserver [options]
-
-Runs rxkube's embedded Kubernetes API server (in memory, plain HTTP) until
-interrupted, and writes a kubeconfig that points kubectl and client-node at it.
-
-options:
-  --port <n>                  port to listen on (default 8080; 0 picks a free one)
-  --host <addr>               address to listen on (default 127.0.0.1)
-  --kubeconfig <path>         where to write the kubeconfig (default <tmpdir>/rxkube-<port>.kubeconfig)
-  --token <t>                 require "Authorization: Bearer <t>" (written into the kubeconfig)
-  --history-window <n>        changes kept for watch resume (default 10000)
-  --bookmark-interval-ms <n>  period of watch bookmarks (default 60000)
-  -h, --help                  show this help
-`;
-
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  /** Resolves when the process is asked to stop (SIGINT/SIGTERM by default). */
-  untilStopped: () => Promise<void>;
-}
-
-function integer(name: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text)) throw new Error(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
-  return Number(text);
-}
 
 function signals(): Promise<void> {
   return new Promise((resolve) => {
@@ -61,64 +25,21 @@ const defaultIo: CliIo = {
   untilStopped: signals,
 };
 
-async function apiserver(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      kubeconfig: { type: 'string' },
-      token: { type: 'string' },
-      'history-window': { type: 'string' },
-      'bookmark-interval-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  if (values.help) {
-    io.out(usage);
-    return 0;
-  }
-  const port = integer('port', values.port, 8080);
-  const server: ApiServer = await startApiServer({
-    port,
-    host: values.host,
-    token: values.token,
-    historyWindow: integer('history-window', values['history-window'], 10_000),
-    bookmarkIntervalMs: integer('bookmark-interval-ms', values['bookmark-interval-ms'], 60_000),
-    logger: createDefaultLogger({ component: 'apiserver' }),
-  });
-  const boundPort = new URL(server.url).port;
-  const path = resolve(values.kubeconfig ?? join(tmpdir(), `rxkube-${boundPort}.kubeconfig`));
-  try {
-    await server.writeKubeconfig(path);
-    io.out(`rxkube API server listening on ${server.url}`);
-    io.out(`kubeconfig written to ${path}`);
-    io.out(`  export KUBECONFIG=${path}`);
-    io.out('press Ctrl-C to stop');
-    await io.untilStopped();
-  } finally {
-    await server.close();
-  }
-  return 0;
-}
-
 /** Runs the CLI with `argv` (without node and the script); returns the exit code. */
 export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
       case 'apiserver':
-        return await apiserver(rest, io);
+        return await apiserverCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':
       case 'help':
-        io.out(usage);
+        io.out(apiserverUsage);
         return command === undefined ? 2 : 0;
       default:
-        io.err(`rxkube: unknown command ${JSON.stringify(command)}\n\n${usage}`);
+        io.err(`rxkube: unknown command ${JSON.stringify(command)}\n\n${apiserverUsage}`);
         return 2;
     }
   } catch (error) {

@@ -1,6 +1,6 @@
 import { createDefaultLogger } from '../logger.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
-import { startHealthServer, type HealthServer } from '../sinks/healthServer.js';
+import { startHealthServer, type HealthServer } from '../sinks/metrics/healthServer.js';
 import type { KubeObject } from '../types.js';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { defaultFieldsFor, escapeFieldValue, fieldValue, parseFieldSelector, usesDefaultFieldConversion } from '../../src/testing/apiserver/fieldSelector.js';
-import { SelectorError } from '../../src/testing/apiserver/selectorError.js';
+import { defaultFieldsFor, escapeFieldValue, fieldValue, parseFieldSelector, usesDefaultFieldConversion } from '../../src/apiserver/selectors/fieldSelector.js';
+import { SelectorError } from '../../src/apiserver/selectors/selectorError.js';
 import { catchError } from './catchError.js';
 
 // Expected results follow apimachinery pkg/fields (selector.go and its tests), the field-label

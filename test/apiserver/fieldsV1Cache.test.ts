@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { difference, fieldsV1ToSet, intersection, keyElement, setToFieldsV1, union, type FieldSet } from '../../src/testing/apiserver/fieldPath.js';
-import { FieldsV1Cache } from '../../src/testing/apiserver/fieldsV1Cache.js';
-import { deepFreeze } from '../../src/testing/apiserver/immutable.js';
+import { difference, fieldsV1ToSet, intersection, keyElement, setToFieldsV1, union, type FieldSet } from '../../src/apiserver/writes/fieldPath.js';
+import { FieldsV1Cache } from '../../src/apiserver/writes/fieldsV1Cache.js';
+import { deepFreeze } from '../../src/util/json.js';
 
 const spec = (...names: string[]): FieldSet => new Set(names.map((name) => `f:spec\u0000f:${name}`));
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { parse as parseYaml } from 'yaml';
-import { parseJsonAsYaml } from '../../src/testing/apiserver/jsonAsYaml.js';
+import { parseJsonAsYaml } from '../../src/apiserver/http/jsonAsYaml.js';
 
 /** What parseYamlBody's YAML parser gives, or its error. */
 function yaml(text: string): { value: unknown } | { error: string } {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { LabelSelector, labelSelectorFromObject, parseLabelSelector, type LabelSelectorObject } from '../../src/testing/apiserver/labelSelector.js';
-import { SelectorError } from '../../src/testing/apiserver/selectorError.js';
+import { LabelSelector, labelSelectorFromObject, parseLabelSelector, type LabelSelectorObject } from '../../src/apiserver/selectors/labelSelector.js';
+import { SelectorError } from '../../src/apiserver/selectors/selectorError.js';
 import { catchError } from './catchError.js';
 
 // Expected results follow apimachinery pkg/labels (selector.go and its tests) and the

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { shapeFor } from '../../src/testing/apiserver/builtinSchema.js';
-import { FieldsV1Cache } from '../../src/testing/apiserver/fieldsV1Cache.js';
-import { deepFreeze } from '../../src/testing/apiserver/immutable.js';
-import type { JsonObject } from '../../src/testing/apiserver/jsonValue.js';
-import { recordManagedFields, serverSideApply } from '../../src/testing/apiserver/serverSideApply.js';
-import { compareValues, TypedValueError } from '../../src/testing/apiserver/structuredMerge.js';
+import { shapeFor } from '../../src/apiserver/api/builtinSchema.js';
+import { FieldsV1Cache } from '../../src/apiserver/writes/fieldsV1Cache.js';
+import { deepFreeze } from '../../src/util/json.js';
+import type { JsonObject } from '../../src/apiserver/writes/jsonValue.js';
+import { recordManagedFields, serverSideApply } from '../../src/apiserver/writes/serverSideApply.js';
+import { compareValues, TypedValueError } from '../../src/apiserver/writes/structuredMerge.js';
 
 // Writes share with the stored object what they keep, and the server keeps the FieldsV1 of stored
 // objects decoded: none of it may change what a write records.

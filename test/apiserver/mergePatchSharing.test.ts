@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { deepFreeze } from '../../src/testing/apiserver/immutable.js';
-import type { JsonObject } from '../../src/testing/apiserver/jsonValue.js';
-import { applyMergePatch7396 } from '../../src/testing/apiserver/mergePatch.js';
+import { deepFreeze } from '../../src/util/json.js';
+import type { JsonObject } from '../../src/apiserver/writes/jsonValue.js';
+import { applyMergePatch7396 } from '../../src/apiserver/writes/mergePatch.js';
 
 describe('applyMergePatch7396 on a stored (frozen) object', () => {
   const doc = deepFreeze({

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { generate } from 'json-merge-patch';
-import type { JsonObject } from '../../src/testing/apiserver/jsonValue.js';
-import { applyPatch, PatchError } from '../../src/testing/apiserver/patch.js';
+import type { JsonObject } from '../../src/apiserver/writes/jsonValue.js';
+import { applyPatch, PatchError } from '../../src/apiserver/writes/patch.js';
 import { catchError } from './catchError.js';
 
 // Expected results follow RFC 7396 and RFC 6902 as kube-apiserver applies them

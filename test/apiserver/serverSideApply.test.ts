@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { JsonObject } from '../../src/testing/apiserver/jsonValue.js';
-import { PatchError } from '../../src/testing/apiserver/patchError.js';
-import { ApplyConflictError, recordManagedFields, serverSideApply, type ServerSideApplyOptions } from '../../src/testing/apiserver/serverSideApply.js';
+import type { JsonObject } from '../../src/apiserver/writes/jsonValue.js';
+import { PatchError } from '../../src/apiserver/writes/patchError.js';
+import { ApplyConflictError, recordManagedFields, serverSideApply, type ServerSideApplyOptions } from '../../src/apiserver/writes/serverSideApply.js';
 import { catchError } from './catchError.js';
 
 // Expected results follow the Kubernetes "Server-Side Apply" reference page, apimachinery's

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { builtinResources } from '../../src/testing/apiserver/builtinResources.js';
-import { deepFreeze, identicalJson } from '../../src/testing/apiserver/immutable.js';
-import { prepareUpdate } from '../../src/testing/apiserver/writes.js';
+import { builtinResources } from '../../src/apiserver/api/builtinResources.js';
+import { deepFreeze, identicalJson } from '../../src/util/json.js';
+import { prepareUpdate } from '../../src/apiserver/writes/writes.js';
 import type { KubeObject } from 'rxkube';
 
 describe('identicalJson', () => {

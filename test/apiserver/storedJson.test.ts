@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { StoredJson } from '../../src/testing/apiserver/storedJson.js';
+import { StoredJson } from '../../src/apiserver/storage/storedJson.js';
 import type { KubeObject } from 'rxkube';
 
 const prefix = '{"type":"MODIFIED","object":';

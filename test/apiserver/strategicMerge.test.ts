@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { shapeFor } from '../../src/testing/apiserver/builtinSchema.js';
-import type { JsonObject } from '../../src/testing/apiserver/jsonValue.js';
-import { PatchError } from '../../src/testing/apiserver/patchError.js';
-import { strategicMergePatch } from '../../src/testing/apiserver/strategicMerge.js';
+import { shapeFor } from '../../src/apiserver/api/builtinSchema.js';
+import type { JsonObject } from '../../src/apiserver/writes/jsonValue.js';
+import { PatchError } from '../../src/apiserver/writes/patchError.js';
+import { strategicMergePatch } from '../../src/apiserver/writes/strategicMerge.js';
 import { catchError } from './catchError.js';
 
 // Expected results follow apimachinery's strategicpatch (patch.go and its test cases) and the

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Logger } from 'rxkube';
-import { parseLabelSelector } from '../../src/testing/apiserver/labelSelector.js';
+import { parseLabelSelector } from '../../src/apiserver/selectors/labelSelector.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { widgetCrd } from '../integration/apiserver.helpers.js';
 import { fuzzRequest, names, send, sendRaw, served, type FuzzRequest, type FuzzResponse } from './apiserver.support.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { parseFieldSelector, type FieldSelector } from '../../src/testing/apiserver/fieldSelector.js';
-import { labelSelectorFromObject, parseLabelSelector, type LabelOperator, type LabelSelector, type LabelSelectorObject } from '../../src/testing/apiserver/labelSelector.js';
-import { SelectorError } from '../../src/testing/apiserver/selectorError.js';
+import { parseFieldSelector, type FieldSelector } from '../../src/apiserver/selectors/fieldSelector.js';
+import { labelSelectorFromObject, parseLabelSelector, type LabelOperator, type LabelSelector, type LabelSelectorObject } from '../../src/apiserver/selectors/labelSelector.js';
+import { SelectorError } from '../../src/apiserver/selectors/selectorError.js';
 import { mutated, oddValue } from './arbitraries.js';
 
 /**

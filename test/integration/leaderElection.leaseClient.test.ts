@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { firstValueFrom, lastValueFrom } from 'rxjs';
 import { silentLogger, isAlreadyExists, isConflict, KubeApiError } from 'rxkube';
-import { leaseClient, type LeaseClient } from '../../src/sinks/leaseClient.js';
-import type { Lease } from '../../src/sources/lease.js';
+import { leaseClient, type LeaseClient } from '../../src/sinks/leader/leaseClient.js';
+import type { Lease } from '../../src/sinks/leader/leaseRecord.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { waitFor } from '../support/waitFor.js';
 

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { concatMap, EMPTY, from, mergeMap, Observable, type SchedulerLike, type Subscription, switchMap, tap, timer } from 'rxjs';
 import { silentLogger, leaderElection } from 'rxkube';
-import { leaderElectionJitterFactor, type LeaderState } from '../../src/sinks/leaderElection.js';
-import { leaseClient, type LeaseClient } from '../../src/sinks/leaseClient.js';
-import type { Lease } from '../../src/sources/lease.js';
+import { leaderElectionJitterFactor, type LeaderState } from '../../src/sinks/leader/leaderElection.js';
+import { leaseClient, type LeaseClient } from '../../src/sinks/leader/leaseClient.js';
+import type { Lease } from '../../src/sinks/leader/leaseRecord.js';
 import { pausable, startApiServer, type ApiServer } from 'rxkube/testing';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';

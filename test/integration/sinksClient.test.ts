@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { silentLogger, kubeClient, type KubeClient, isConflict, isForbidden, isInvalid, isNotFound, isTooManyRequests, KubeApiError, type KubeObject } from 'rxkube';
-import { InvalidTargetError, MutateIdentityError } from '../../src/sinks/client.js';
-import { ConflictRetriesExhaustedError } from '../../src/sinks/errors.js';
-import { UnknownResourceError } from '../../src/sinks/resources.js';
+import { InvalidTargetError, MutateIdentityError } from '../../src/sinks/client/kubeClient.js';
+import { ConflictRetriesExhaustedError } from '../../src/sinks/client/errors.js';
+import { UnknownResourceError } from '../../src/sinks/client/resources.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { rejection } from '../sinks/rejection.js';
 import { RecordingScheduler } from '../sinks/recordingScheduler.js';

@@ -1,7 +1,7 @@
 import { EventsV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { silentLogger, type Logger, kubeClient, type KubeClient, eventRecorder, type EventInput, type EventRecorder, type KubeObject } from 'rxkube';
-import { formatMicroTime } from '../../src/sinks/events.js';
+import { formatMicroTime } from '../../src/sinks/events/eventRecorder.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { RecordingScheduler } from '../sinks/recordingScheduler.js';
 

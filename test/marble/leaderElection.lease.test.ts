@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { leaderElectionRecord, leaseFree, leaseValid, microTime, observeLease, type Lease } from '../../src/sources/lease.js';
+import { leaderElectionRecord, leaseFree, leaseValid, microTime, observeLease, type Lease } from '../../src/sinks/leader/leaseRecord.js';
 import { heldBy } from './leaderElection.support.js';
 
 const withVersion = (lease: Lease, resourceVersion: string): Lease => ({

@@ -2,9 +2,9 @@ import type { TestScheduler } from 'rxjs/testing';
 import { inMemoryLeaseClient, type InMemoryLeaseClient } from 'rxkube/testing';
 import { testScheduler } from '../support/objects.js';
 import { silentLogger, leaderElection, type LeaderElectionOptions } from 'rxkube';
-import { type LeaderState } from '../../src/sinks/leaderElection.js';
-import type { LeaseClient } from '../../src/sinks/leaseClient.js';
-import type { Lease } from '../../src/sources/lease.js';
+import { type LeaderState } from '../../src/sinks/leader/leaderElection.js';
+import type { LeaseClient } from '../../src/sinks/leader/leaseClient.js';
+import type { Lease } from '../../src/sinks/leader/leaseRecord.js';
 
 /** client-go's defaults, the ones every test here runs with unless it says otherwise. */
 export const retryPeriod = 2_000;

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { leaderMetrics } from 'rxkube';
-import { type LeaderMetrics } from '../../src/sinks/leaderMetrics.js';
-import { microTime } from '../../src/sources/lease.js';
+import { type LeaderMetrics } from '../../src/sinks/metrics/leaderMetrics.js';
+import { microTime } from '../../src/sinks/leader/leaseRecord.js';
 import { pausable } from 'rxkube/testing';
 import { at, campaign, following, heldBy, leading, sample, virtually } from './leaderElection.support.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { findCondition, setCondition, type Condition } from 'rxkube';
-import { formatKubeTime, isConditionFalse, isConditionTrue, removeCondition, type ConditionStatus } from '../../src/sinks/conditions.js';
+import { formatKubeTime, isConditionFalse, isConditionTrue, removeCondition, type ConditionStatus } from '../../src/sinks/objects/conditions.js';
 
 const t0 = new Date('2024-05-01T10:00:00.123Z');
 const t1 = new Date('2024-05-01T11:30:00.999Z');

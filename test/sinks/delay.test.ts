@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { delay } from '../../src/sinks/delay.js';
+import { delay } from '../../src/util/wait.js';
 import { testScheduler } from '../support/objects.js';
 import { rejection } from './rejection.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, isTooManyRequests, KubeApiError } from 'rxkube';
-import { ConflictRetriesExhaustedError, errorFromResponse, isResourceExpired, isUnauthorized, parseRetryAfter } from '../../src/sinks/errors.js';
+import { ConflictRetriesExhaustedError, errorFromResponse, isResourceExpired, isUnauthorized, parseRetryAfter } from '../../src/sinks/client/errors.js';
 
 const get = { verb: 'get', resource: 'configmaps', name: 'settings', namespace: 'prod' };
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addFinalizerPatch, finalizerState, removeFinalizerPatch } from '../../src/sinks/finalizer.js';
+import { addFinalizerPatch, finalizerState, removeFinalizerPatch } from '../../src/sinks/objects/finalizer.js';
 import type { KubeObject } from 'rxkube';
 
 const name = 'example.com/cleanup';

@@ -3,8 +3,8 @@ import { Counter, Registry, register as globalRegistry } from 'prom-client';
 import { asyncScheduler, from, lastValueFrom, map, mergeMap, throwError, timer, toArray, type SchedulerLike } from 'rxjs';
 import { silentLogger, exponentialFailureRateLimiter, reconcileByKey, type ReconcileOutcome, controllerMetrics, leaderMetrics, sourceMetrics } from 'rxkube';
 import { testScheduler } from '../support/objects.js';
-import { reconcileTimeBuckets } from '../../src/sinks/metrics.js';
-import { workqueueDurationBuckets } from '../../src/sinks/workqueueMetrics.js';
+import { reconcileTimeBuckets } from '../../src/sinks/metrics/controllerMetrics.js';
+import { workqueueDurationBuckets } from '../../src/sinks/metrics/workqueueMetrics.js';
 import { MalformedWatchLineError } from '../../src/sources/watchLineReader.js';
 import { controllerMetricTypes, metricTypes, sampleValue } from './prometheus.js';
 

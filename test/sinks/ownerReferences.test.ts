@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { setControllerReference, type KubeObject } from 'rxkube';
-import { AlreadyOwnedError, getControllerOf, hasControllerReference, isControlledBy, OwnerReferenceError, setOwnerReference } from '../../src/sinks/ownerReferences.js';
+import { AlreadyOwnedError, getControllerOf, hasControllerReference, isControlledBy, OwnerReferenceError, setOwnerReference } from '../../src/sinks/objects/ownerReferences.js';
 
 function object(apiVersion: string, kind: string, name: string, namespace?: string, uid = `uid-${name}`): KubeObject {
   return { apiVersion, kind, metadata: { name, uid, ...(namespace ? { namespace } : {}) } };

@@ -1,7 +1,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { map, type Observable, type SchedulerLike } from 'rxjs';
 import type { Logger } from '../../logger.js';
-import { InformerFactory } from '../../sources/informers.js';
+import { InformerFactory } from '../../informers/informerFactory.js';
 import type { ResourceRef } from '../../sources/resource.js';
 import type { KubeObject, ListWatchEvent } from '../../types.js';
 

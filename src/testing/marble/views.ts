@@ -1,6 +1,6 @@
 import type { ReconcileOutcome } from '../../operators/reconcileByKey.js';
-import { describeEvent, describeEventFully, type RecordedEvent } from './memoryRecorder.js';
-import { describeRequest, describeRequestFully, type MemoryRequest } from './memoryRequest.js';
+import { describeEvent, describeEventFully, type RecordedEvent } from '../memory/memoryRecorder.js';
+import { describeRequest, describeRequestFully, type MemoryRequest } from '../memory/memoryRequest.js';
 import type { TimelineView } from './timeline.js';
 
 /**

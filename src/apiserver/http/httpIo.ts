@@ -1,0 +1,120 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { parseJsonAsYaml } from './jsonAsYaml.js';
+import { decodeProtobufObject, protobufMediaType } from './protobuf.js';
+import { ApiError, badRequest, requestEntityTooLarge, unsupportedMediaType } from '../api/statusError.js';
+
+/** Reading request bodies and writing JSON responses, with kube's limits and errors. */
+
+/** kube-apiserver's limit on a request body. */
+export const maxBodyBytes = 3 * 1024 * 1024;
+
+export function readBody(req: IncomingMessage, limit = maxBodyBytes): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(requestEntityTooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (error) => {
+      if (!failed) {
+        failed = true;
+        reject(error);
+      }
+    });
+  });
+}
+
+/** The media type of a Content-Type header, without parameters, lowercased. */
+export function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Reads a body as UTF-8 text. */
+export async function readText(req: IncomingMessage): Promise<string> {
+  return (await readBody(req)).toString('utf8');
+}
+
+export const objectMediaTypes = ['application/json', 'application/yaml', protobufMediaType] as const;
+
+/** Parses a create/update body in JSON, YAML or (for the kinds kubectl builds) protobuf; other media types are 415, bad syntax 400. */
+export function parseObjectBody(body: Buffer, contentType: string | undefined): unknown {
+  const type = mediaType(contentType);
+  if (type === '' || type === 'application/json' || type === '*/*') return parseJson(body.toString('utf8'));
+  if (type === 'application/yaml') return parseYamlBody(body.toString('utf8'));
+  if (type === protobufMediaType) return decodeProtobufObject(body);
+  throw unsupportedMediaType(type, objectMediaTypes);
+}
+
+/**
+ * How deep a request body may nest. kube's decoder stops at 10,000 levels; the merge, clone and
+ * compare code here is recursive and would run out of stack well before that, so the limit is
+ * lower, still far beyond any real object.
+ */
+export const maxBodyDepth = 1000;
+
+/** Refuses a parsed body nested deeper than {@link maxBodyDepth} (checked without recursion). */
+function checkDepth(value: unknown): unknown {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > maxBodyDepth) throw badRequest(`the request body nests more than ${maxBodyDepth} levels deep`);
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return value;
+}
+
+export function parseJson(text: string): unknown {
+  if (text.trim() === '') throw badRequest('the request body is empty: expected a JSON object');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`the request body is not valid JSON: ${(error as Error).message}`);
+  }
+  return checkDepth(value);
+}
+
+export function parseYamlBody(text: string): unknown {
+  if (text.trim() === '') throw badRequest('the request body is empty: expected a YAML or JSON object');
+  const json = parseJsonAsYaml(text, maxBodyDepth);
+  if (json !== undefined) return json.value;
+  let value: unknown;
+  try {
+    value = parseYaml(text, { schema: 'core', uniqueKeys: true }) as unknown;
+  } catch (error) {
+    throw badRequest(`the request body is not valid YAML: ${(error as Error).message}`);
+  }
+  return checkDepth(value);
+}
+
+/** Parses an optional JSON body (DELETE options): empty means none. */
+export function parseOptionalJson(text: string): unknown {
+  return text.trim() === '' ? undefined : parseJson(text);
+}
+
+export function sendJsonText(res: ServerResponse, status: number, json: string, headers: Record<string, string | string[]> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json), ...headers });
+  res.end(json);
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
+  sendJsonText(res, status, JSON.stringify(body), headers);
+}
+
+export function sendError(res: ServerResponse, error: ApiError): void {
+  sendJson(res, error.code, error.toStatus(), { ...error.headers });
+}

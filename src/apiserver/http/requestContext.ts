@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../../logger.js';
+import type { Cluster } from '../cluster.js';
+import { servesStoredForm, toVersion } from '../api/conversion.js';
+import type { Faults } from '../faults.js';
+import type { StoredObject } from '../storage/objectStore.js';
+import type { RequestLogEntry } from './requestLog.js';
+import type { ResourceType } from '../api/resourceType.js';
+
+/** What every handler of a resource request gets. */
+
+export interface ServerContext {
+  readonly cluster: Cluster;
+  readonly faults: Faults;
+  readonly bookmarkIntervalMs: number;
+  readonly logger: Logger;
+}
+
+export interface ResourceRequest {
+  readonly server: ServerContext;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly query: URLSearchParams;
+  readonly type: ResourceType;
+  readonly namespace: string | undefined;
+  readonly name: string | undefined;
+  readonly subresource: string | undefined;
+  readonly verb: string;
+  readonly log: RequestLogEntry;
+  /** Warnings for the client, sent as `Warning: 299 - "..."` headers. */
+  readonly warnings: string[];
+}
+
+/** The `Warning` headers for a request's warnings (kube's format: code 299, agent "-"). */
+export function warningHeaders(warnings: readonly string[]): Record<string, string[]> {
+  return warnings.length === 0 ? {} : { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`) };
+}
+
+/** An object as JSON in the version `type` serves (the stored JSON when no conversion is needed). */
+export function objectJson(type: ResourceType, stored: StoredObject): string {
+  return servesStoredForm(type, stored) ? stored.json : JSON.stringify(toVersion(type, stored.object));
+}

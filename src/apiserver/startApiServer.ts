@@ -1,0 +1,205 @@
+import { writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { createDefaultLogger, type Logger } from '../logger.js';
+import type { KubeObject } from '../types.js';
+import { answerClientError } from './http/clientError.js';
+import { Cluster } from './cluster.js';
+import { toVersion } from './api/conversion.js';
+import { Faults } from './faults.js';
+import { createRequestHandler } from './http/handler.js';
+import { deepFreeze } from '../util/json.js';
+import { kubeconfigYaml, makeKubeConfig } from './kubeconfig.js';
+import type { StoredObject } from './storage/objectStore.js';
+import { RequestLog, type RequestLogEntry } from './http/requestLog.js';
+import { describeRef, type ResourceRef, type ResourceType } from './api/resourceType.js';
+import { ApiError } from './api/statusError.js';
+
+/**
+ * Starts the embedded Kubernetes API server: an in-memory kube-apiserver
+ * speaking the real HTTP protocol on loopback, so the unmodified
+ * `@kubernetes/client-node` and kubectl work against it, with faults on
+ * demand. The `default`, `kube-system`, `kube-public` and
+ * `kube-node-lease` namespaces exist from the start.
+ *
+ * ```ts
+ * const server = await startApiServer();
+ * const core = server.kubeConfig().makeApiClient(CoreV1Api);
+ * await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'x' } } });
+ * server.faults.dropWatches();
+ * await server.close();
+ * ```
+ */
+export interface ApiServerOptions {
+  /** Default 0: any free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /**
+   * Changes kept for watch resume and consistent paging; older ones are 410
+   * Expired. A watch whose client reads so slowly that it falls out of this
+   * window is ended (cleanly, as kube ends slow watchers). Default 10,000.
+   */
+  historyWindow?: number;
+  /** Period of BOOKMARK events on watches that allow them. Default 60,000 ms, as kube. */
+  bookmarkIntervalMs?: number;
+  logger?: Logger;
+  /** When set, every request needs `Authorization: Bearer <token>` (else 401). */
+  token?: string;
+}
+
+export interface ApiServer {
+  /** `http://host:port`. */
+  readonly url: string;
+  /** A client-node KubeConfig for this server, ready to use. */
+  kubeConfig(): KubeConfig;
+  kubeconfigYaml(): string;
+  writeKubeconfig(path: string): Promise<void>;
+  /** Ends every open watch, destroys every connection and frees the port. */
+  close(): Promise<void>;
+  /** The current global resourceVersion. */
+  readonly resourceVersion: string;
+  /** The stored objects of a resource (frozen), in one namespace when given: for tests to compare caches against. */
+  snapshot(resource: ResourceRef): KubeObject[];
+  readonly faults: Faults;
+  /** Every request seen (the latest 10,000), oldest first. */
+  readonly requestLog: readonly RequestLogEntry[];
+  clearRequestLog(): void;
+  /** How many watches are open now. */
+  openWatches(): number;
+  /**
+   * Writes an object in-process, through the same write path as HTTP but
+   * without faults or preconditions: creates it, or replaces what is stored
+   * (status included). For seeding tests and driving benchmarks.
+   */
+  put(resource: ResourceRef, object: KubeObject): KubeObject;
+  /** Deletes an object in-process (finalizers and garbage collection apply). Returns false when it was not there. */
+  remove(resource: ResourceRef, name: string): boolean;
+}
+
+const defaultNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
+  const logger = options.logger ?? createDefaultLogger({ component: 'apiserver' });
+  const historyWindow = options.historyWindow ?? 10_000;
+  const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token;
+  const cluster = new Cluster(historyWindow, logger);
+  const faults = new Faults(cluster.hub, cluster.store);
+  const requestLog = new RequestLog();
+  const sockets = new Set<Socket>();
+  const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  let address = '';
+  let closed: Promise<void> | undefined;
+
+  const nsType = cluster.namespaceType();
+  for (const name of defaultNamespaces) cluster.put(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, 'kube-apiserver');
+
+  const handler = createRequestHandler({
+    cluster,
+    faults,
+    bookmarkIntervalMs,
+    logger,
+    token,
+    requestLog,
+    startedAt: Date.now(),
+    address: () => address,
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        const sleeper = {
+          resolve,
+          timer: setTimeout(() => {
+            sleepers.delete(sleeper);
+            resolve();
+          }, ms),
+        };
+        sleepers.add(sleeper);
+      }),
+  });
+  // A large socket buffer lets a burst of watch events go out in few writes.
+  const server = createServer({ highWaterMark: 256 * 1024 }, handler);
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', answerClientError);
+  const bound = await listen(server, options.port ?? 0, host);
+  address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
+  const url = `http://${address}`;
+
+  function typeOf(ref: ResourceRef): ResourceType {
+    const type = cluster.registry.lookup(ref.group, ref.version, ref.resource);
+    if (type === undefined) throw new Error(`the server does not serve ${describeRef(ref)}`);
+    return type;
+  }
+
+  return {
+    url,
+    kubeConfig: () => makeKubeConfig(url, token),
+    kubeconfigYaml: () => kubeconfigYaml(url, token),
+    writeKubeconfig: (path) => writeFile(path, kubeconfigYaml(url, token), { mode: 0o600 }),
+    get resourceVersion() {
+      return String(cluster.store.resourceVersion);
+    },
+    snapshot(ref) {
+      const type = typeOf(ref);
+      const { keys, objects } = cluster.store.current(type.storageKey);
+      const prefix = type.namespaced && ref.namespace !== undefined ? `${ref.namespace}/` : undefined;
+      const out: KubeObject[] = [];
+      for (const key of keys) {
+        if (prefix !== undefined && !key.startsWith(prefix)) continue;
+        out.push(deepFreeze(toVersion(type, (objects.get(key) as StoredObject).object)));
+      }
+      return out;
+    },
+    faults,
+    get requestLog() {
+      return requestLog.all();
+    },
+    clearRequestLog: () => requestLog.clear(),
+    openWatches: () => cluster.hub.count(),
+    put(ref, object) {
+      const type = typeOf(ref);
+      const namespaced = type.namespaced ? { namespace: object.metadata?.namespace ?? ref.namespace ?? 'default' } : {};
+      const stored = cluster.put(type, { ...object, metadata: { ...object.metadata, ...namespaced } }, 'rxkube-test');
+      return deepFreeze(toVersion(type, stored.object));
+    },
+    remove(ref, name) {
+      const type = typeOf(ref);
+      try {
+        cluster.delete(type, ref.namespace, name, {});
+        return true;
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 404) return false;
+        throw error;
+      }
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        for (const watcher of cluster.hub.all()) watcher.stream.end();
+        for (const sleeper of sleepers) {
+          clearTimeout(sleeper.timer);
+          sleeper.resolve();
+        }
+        sleepers.clear();
+        cluster.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+      });
+      return closed;
+    },
+  };
+}

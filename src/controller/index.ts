@@ -1,2 +1,0 @@
-export * from './controller.js';
-export * from './runController.js';

@@ -1,0 +1,150 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { defer, tap, type Observable } from 'rxjs';
+import { deltas } from '../operators/deltas.js';
+import { resync } from '../operators/resync.js';
+import type { Indexers } from '../store/indexFunctions.js';
+import { indexer, type StoreEvent } from '../store/indexer.js';
+import { Store, listerView, type Lister } from '../store/store.js';
+import type { Logger } from '../logger.js';
+import type { KubeObject, ListWatchEvent } from '../types.js';
+import { listWatch, type ListWatchOptions } from '../sources/listWatch.js';
+import { collectionPath, resourceName, type ResourceRef } from '../sources/resource.js';
+import { replay, shareSource } from './shareSource.js';
+
+/** One shared list-watch and its store. */
+export interface Informer<T extends KubeObject = KubeObject> {
+  readonly resource: ResourceRef;
+  /**
+   * Every delta after the store applied it. Subscribing starts the
+   * list-watch if no one else has; late subscribers get the current state
+   * first (see `shareSource`). When the last one leaves, the watch closes.
+   */
+  readonly events: Observable<StoreEvent<T>>;
+  /** The store, readable at any time; empty while no one is subscribed. */
+  readonly store: Lister<T>;
+}
+
+export interface InformerOptions<T extends KubeObject>
+  extends Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform'> {
+  /** Extra indexes; informers of one resource merge theirs, as long as none has started. */
+  indexers?: Indexers<T>;
+  /** client-go's resyncPeriod: re-emit every stored key as a `Sync` this often (ms); off by default. */
+  resyncPeriod?: number;
+}
+
+/**
+ * Where an informer's events come from: `listWatch` by default. Tests give
+ * marble diagrams or an in-memory cluster instead, and the informer around
+ * them (deltas, store, sharing, resync) stays the real one.
+ */
+export type InformerSource = <T extends KubeObject>(
+  resource: ResourceRef,
+  options: Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform'>,
+) => Observable<ListWatchEvent<T>>;
+
+/** Options every informer of a factory shares: transport, timing, logging, metrics. */
+export type InformerFactoryOptions = Omit<ListWatchOptions<KubeObject>, 'labelSelector' | 'fieldSelector' | 'transform'> & {
+  /** Instead of `listWatch` on the factory's kubeConfig. */
+  source?: InformerSource;
+};
+
+/**
+ * Hands out one informer per resource, namespace and selectors, so that
+ * controllers in one process that watch the same things share one watch
+ * and one store, as client-go's SharedInformerFactory does. Each factory
+ * is its own world: two factories share nothing.
+ */
+export class InformerFactory {
+  private readonly informers = new Map<string, SharedInformer<KubeObject>>();
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly options: InformerFactoryOptions = {},
+  ) {}
+
+  informer<T extends KubeObject = KubeObject>(resource: ResourceRef, options: InformerOptions<T> = {}): Informer<T> {
+    const id = [collectionPath(resource), options.labelSelector ?? '', options.fieldSelector ?? ''].join('?');
+    let shared = this.informers.get(id) as SharedInformer<T> | undefined;
+    if (shared === undefined) {
+      shared = new SharedInformer<T>(this.kubeConfig, resource, options, this.options as InformerFactoryOptions);
+      this.informers.set(id, shared as unknown as SharedInformer<KubeObject>);
+    } else {
+      shared.join(options);
+    }
+    return shared;
+  }
+
+  /** The resources informers were asked for, by name (`deployments.apps`), each once. */
+  resourceNames(): string[] {
+    return [...new Set([...this.informers.values()].map((informer) => resourceName(informer.resource)))];
+  }
+}
+
+class SharedInformer<T extends KubeObject> implements Informer<T> {
+  readonly events: Observable<StoreEvent<T>>;
+  readonly store: Lister<T>;
+  private current: Store<T>;
+  private indexers: Indexers<T>;
+  private started = false;
+  private finished = false;
+  private readonly logger: Logger | undefined;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    readonly resource: ResourceRef,
+    private readonly options: InformerOptions<T>,
+    factoryOptions: InformerFactoryOptions,
+  ) {
+    this.indexers = { ...options.indexers };
+    this.logger = factoryOptions.logger;
+    this.current = this.newStore();
+    const open: InformerSource =
+      factoryOptions.source ??
+      (<U extends KubeObject>(r: ResourceRef, o: Pick<ListWatchOptions<U>, 'labelSelector' | 'fieldSelector' | 'transform'>) =>
+        listWatch<U>(kubeConfig, r, { ...(factoryOptions as ListWatchOptions<U>), ...o }));
+    const source = defer(() => {
+      this.started = true;
+      // Each run of the list-watch fills a fresh store: the old one may hold
+      // objects deleted while no one watched, which no tombstone would reach.
+      this.current = this.newStore();
+      const events = open<T>(resource, pickListOptions(options)).pipe(
+        deltas<T>({ logger: factoryOptions.logger }),
+        indexer<T>({ store: this.current }),
+      );
+      return options.resyncPeriod ? events.pipe(resync<T>(options.resyncPeriod, { scheduler: factoryOptions.scheduler })) : events;
+    }).pipe(tap({ complete: () => (this.finished = true) }));
+    const shared = source.pipe(shareSource<T>());
+    // A source that completed (an aborted signal, a scripted test watch) is a
+    // finished run: later subscribers get its last state, not a second run.
+    this.events = defer(() => (this.finished ? replay(this.current.lister) : shared));
+    this.store = listerView(() => this.current);
+  }
+
+  join(options: InformerOptions<T>): void {
+    if (options.transform !== undefined && options.transform !== this.options.transform) {
+      throw new Error(
+        `an informer for ${collectionPath(this.resource)} already exists with another transform; ` +
+          'informers of one resource and selectors share one transform',
+      );
+    }
+    const extra = Object.keys(options.indexers ?? {}).filter((name) => this.indexers[name] !== options.indexers?.[name]);
+    if (extra.length === 0) return;
+    if (this.started) {
+      throw new Error(`cannot add indexes ${extra.join(', ')} to the informer for ${collectionPath(this.resource)}: it has already started`);
+    }
+    this.indexers = { ...this.indexers, ...options.indexers };
+    this.current = this.newStore();
+  }
+
+  private newStore(): Store<T> {
+    return new Store<T>({ indexers: this.indexers, ...(this.logger ? { logger: this.logger } : {}) });
+  }
+}
+
+function pickListOptions<T extends KubeObject>(options: InformerOptions<T>): ListWatchOptions<T> {
+  const picked: ListWatchOptions<T> = {};
+  if (options.labelSelector !== undefined) picked.labelSelector = options.labelSelector;
+  if (options.fieldSelector !== undefined) picked.fieldSelector = options.fieldSelector;
+  if (options.transform !== undefined) picked.transform = options.transform;
+  return picked;
+}

@@ -1,0 +1,111 @@
+import { collectionPath, resourceName } from '../../sources/resource.js';
+import type { KubeTransport } from './kubeTransport.js';
+import { isNotFound } from './errors.js';
+
+/** Where a kind lives on the server, as discovery tells it. */
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  kind: string;
+  /** The resource name in URLs: `configmaps`, `deployments`. */
+  plural: string;
+  namespaced: boolean;
+}
+
+/** A kind the server does not serve (unknown group/version, or no such kind in it). */
+export class UnknownResourceError extends Error {
+  override readonly name = 'UnknownResourceError';
+}
+
+interface ApiResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+interface ApiResourceList {
+  resources?: ApiResource[];
+}
+
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.indexOf('/');
+  return slash === -1 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/** `configmaps`, or `deployments.apps`: how kubectl, error messages and metric labels name a resource. */
+export function qualifiedResource(info: Pick<ResourceInfo, 'plural' | 'group' | 'version'>): string {
+  return resourceName({ group: info.group, version: info.version, resource: info.plural });
+}
+
+/**
+ * The URL path of a collection (no name) or of one object, optionally a
+ * subresource of it. The namespace is used for namespaced kinds only.
+ */
+export function resourcePath(info: ResourceInfo, namespace: string | undefined, name?: string, subresource?: string): string {
+  const collection = collectionPath({
+    group: info.group,
+    version: info.version,
+    resource: info.plural,
+    namespace: info.namespaced ? namespace : undefined,
+  });
+  const one = name === undefined ? '' : `/${encodeURIComponent(name)}`;
+  const sub = subresource === undefined ? '' : `/${subresource}`;
+  return `${collection}${one}${sub}`;
+}
+
+/**
+ * Finds the resource of a kind through discovery (`GET /api/v1`,
+ * `GET /apis/<group>/<version>`), once per group version and client: the
+ * answer is cached, and concurrent lookups share one request. A kind missing
+ * from a cached list is looked up once more, since a CRD may have been
+ * created since; a failed discovery is not cached.
+ */
+export class ResourceResolver {
+  private readonly lists = new Map<string, Promise<ApiResourceList>>();
+
+  constructor(private readonly transport: KubeTransport) {}
+
+  private fetchList(apiVersion: string, signal?: AbortSignal): Promise<ApiResourceList> {
+    const { group, version } = splitApiVersion(apiVersion);
+    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+    const pending = this.transport
+      .request<ApiResourceList>({
+        method: 'GET',
+        path,
+        signal,
+        describe: { verb: 'discover', resource: apiVersion },
+      })
+      .catch((err: unknown) => {
+        this.lists.delete(apiVersion);
+        if (isNotFound(err)) throw new UnknownResourceError(`the server does not serve apiVersion "${apiVersion}"`, { cause: err });
+        throw err;
+      });
+    this.lists.set(apiVersion, pending);
+    return pending;
+  }
+
+  async resolve(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ResourceInfo> {
+    if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string' || kind === '') {
+      throw new UnknownResourceError(
+        `cannot address an object without apiVersion and kind (got apiVersion ${JSON.stringify(apiVersion)}, kind ${JSON.stringify(kind)})`,
+      );
+    }
+    const cached = this.lists.get(apiVersion);
+    let list = await (cached ?? this.fetchList(apiVersion, signal));
+    let found = find(list, kind);
+    if (found === undefined && cached !== undefined) {
+      list = await this.fetchList(apiVersion, signal);
+      found = find(list, kind);
+    }
+    if (found === undefined) {
+      const kinds = [...new Set((list.resources ?? []).filter((r) => !r.name.includes('/')).map((r) => r.kind))].sort();
+      throw new UnknownResourceError(`apiVersion "${apiVersion}" has no kind "${kind}" (it serves: ${kinds.join(', ') || 'nothing'})`);
+    }
+    const { group, version } = splitApiVersion(apiVersion);
+    return { group, version, kind, plural: found.name, namespaced: found.namespaced };
+  }
+}
+
+function find(list: ApiResourceList, kind: string): ApiResource | undefined {
+  return list.resources?.find((r) => r.kind === kind && !r.name.includes('/'));
+}

@@ -1,0 +1,56 @@
+import { Registry } from 'prom-client';
+import type { ListWatchMonitor } from '../../sources/listWatch.js';
+import { counterOn, gaugeOn } from './metricRegistry.js';
+
+/**
+ * What list-watch sources and their stores report, for metrics: the
+ * source's own `ListWatchMonitor` hooks (pass it as `listWatch`'s
+ * `monitor`), every one present, plus the size of the store a source feeds.
+ * `resource` names the resource watched (`configmaps`, `deployments.apps`),
+ * so one object serves every source of a process.
+ */
+export interface SourceMetrics extends Required<ListWatchMonitor> {
+  /** The store of that resource now holds `n` objects. */
+  storeSize(resource: string, n: number): void;
+}
+
+/**
+ * `SourceMetrics` on prom-client, under rxkube's own names (controller-runtime
+ * has none for this; client-go's reflector metrics were removed):
+ *
+ * | metric | type | labels | hook |
+ * | --- | --- | --- | --- |
+ * | `rxkube_source_list_requests_total` | counter | `resource` | `request('list')`, one per page |
+ * | `rxkube_source_watch_requests_total` | counter | `resource` | `request('watch')` |
+ * | `rxkube_source_relists_total` | counter | `resource`, `reason` | `relist`, except the `initial` list |
+ * | `rxkube_source_watch_restarts_total` | counter | `resource`, `reason` | `watchRestart` |
+ * | `rxkube_source_events_total` | counter | `resource`, `type` | `event` |
+ * | `rxkube_source_malformed_lines_total` | counter | `resource` | `malformedLine` |
+ * | `rxkube_source_retries_total` | counter | `resource`, `verb` | `retry` (a backoff wait after a failure) |
+ * | `rxkube_store_objects` | gauge | `resource` | `storeSize` |
+ *
+ * The registry is the caller's (default: a new one, never the global);
+ * sources sharing one registry share the families. None of the methods throws.
+ */
+export function sourceMetrics(registry: Registry = new Registry()): SourceMetrics & { readonly registry: Registry } {
+  const lists = counterOn(registry, 'rxkube_source_list_requests_total', 'List requests (pages) sent by list-watch sources', ['resource']);
+  const watches = counterOn(registry, 'rxkube_source_watch_requests_total', 'Watch requests sent by list-watch sources', ['resource']);
+  const relists = counterOn(registry, 'rxkube_source_relists_total', 'Lists after the first one, by reason', ['resource', 'reason']);
+  const restarts = counterOn(registry, 'rxkube_source_watch_restarts_total', 'Watches reopened, by reason', ['resource', 'reason']);
+  const events = counterOn(registry, 'rxkube_source_events_total', 'Watch events received, by type', ['resource', 'type']);
+  const malformed = counterOn(registry, 'rxkube_source_malformed_lines_total', 'Watch lines that could not be read', ['resource']);
+  const retries = counterOn(registry, 'rxkube_source_retries_total', 'Backoff waits after a failed list or watch', ['resource', 'verb']);
+  const size = gaugeOn(registry, 'rxkube_store_objects', 'Objects held by the store of a resource', ['resource']);
+  return {
+    registry,
+    request: (verb, resource) => (verb === 'list' ? lists : watches).inc({ resource }),
+    relist: (resource, reason) => {
+      if (reason !== 'initial') relists.inc({ resource, reason });
+    },
+    watchRestart: (resource, reason) => restarts.inc({ resource, reason }),
+    event: (resource, type) => events.inc({ resource, type }),
+    malformedLine: (resource) => malformed.inc({ resource }),
+    retry: (info) => retries.inc({ resource: info.resource, verb: info.verb }),
+    storeSize: (resource, n) => size.set({ resource }, n),
+  };
+}

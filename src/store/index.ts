@@ -1,3 +1,0 @@
-export * from './indexFunctions.js';
-export * from './store.js';
-export * from './indexer.js';
