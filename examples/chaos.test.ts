@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { InformerFactory, controller, silentLogger, type ControllerContext, type KubeObject, type ObjectKey } from 'rxkube';
-import type { ResourceRef } from 'rxkube/testing';
+import { InformerFactory, controller, silentLogger, type ControllerContext, type KubeObject, type ObjectKey, type ResourceRef } from 'rxkube';
 import { dilatedScheduler } from '../test/support/dilatedScheduler.js';
 import { waitFor } from '../test/support/waitFor.js';
 import { configMapRolloutOptions } from './configmap-rollout/controller.js';

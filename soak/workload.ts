@@ -1,6 +1,6 @@
 import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
-import type { KubeObject } from 'rxkube';
-import type { ApiServer, ResourceRef } from 'rxkube/testing';
+import type { KubeObject, ResourceRef } from 'rxkube';
+import type { ApiServer } from 'rxkube/testing';
 import { autoscalerManifest, deploymentManifest } from '../examples/podautoscaler/manifests.js';
 import { MIRROR_LABEL, SOURCE } from './mirror/types.js';
 import type { Random } from './random.js';

@@ -1,7 +1,6 @@
 export * from './types.js';
 export * from './logger.js';
 export * from './sources/fromWatchEvents.js';
-export * from './sources/resource.js';
 export * from './sources/backoff.js';
 export * from './sources/watchLineReader.js';
 export * from './sources/listWatchError.js';

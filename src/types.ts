@@ -89,7 +89,17 @@ export function objectKey(obj: KubeObject): ObjectKey {
   if (namespace.includes('/')) {
     throw new InvalidObjectError(`cannot key ${kind}"${name}": metadata.namespace "${namespace}" contains "/"`);
   }
-  return `${namespace}/${name}`;
+  return joinKey(namespace, name);
+}
+
+/**
+ * The key of a name in a namespace (none, or '', for cluster-scoped): the
+ * one place the key format is written. Unchecked, for callers that have
+ * validated the name already (the embedded API server's storage);
+ * `objectKey` checks, then calls it.
+ */
+export function joinKey(namespace: string | undefined, name: string): ObjectKey {
+  return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`;
 }
 
 /** Splits a key into its namespace (undefined for cluster-scoped) and name. */
@@ -153,4 +163,35 @@ export type DeltaEvent<T extends KubeObject = KubeObject> = Delta<T> | ListMarke
 /** Narrows a `DeltaEvent` to a `Delta`. */
 export function isDelta<E extends { type: string }>(event: E): event is Exclude<E, { type: ListMarker['type'] }> {
   return event.type !== 'Synced' && event.type !== 'Bookmark';
+}
+
+/**
+ * Which collection a source lists and watches: a resource of an API group
+ * version, in one namespace or across all of them.
+ */
+export interface ResourceRef {
+  /** The API group; "" (or omitted) for the core group (`/api/v1`). */
+  group?: string;
+  version: string;
+  /** The plural resource name, as in the URL: `pods`, `deployments`. */
+  resource: string;
+  /** One namespace; omitted for all namespaces or a cluster-scoped resource. */
+  namespace?: string;
+}
+
+/** The collection's URL path: `/api/v1/namespaces/ns/pods`, `/apis/apps/v1/deployments`. */
+export function collectionPath(ref: ResourceRef): string {
+  const base = ref.group ? `/apis/${ref.group}/${ref.version}` : `/api/${ref.version}`;
+  const ns = ref.namespace ? `/namespaces/${encodeURIComponent(ref.namespace)}` : '';
+  return `${base}${ns}/${ref.resource}`;
+}
+
+/** How a resource reads in messages and metric labels: `deployments.apps` or `pods`. */
+export function resourceName(ref: ResourceRef): string {
+  return ref.group ? `${ref.resource}.${ref.group}` : ref.resource;
+}
+
+/** `pods in namespace "x"` or `pods in all namespaces`, for error messages. */
+export function describeResource(ref: ResourceRef): string {
+  return `${resourceName(ref)} ${ref.namespace ? `in namespace "${ref.namespace}"` : 'in all namespaces'}`;
 }

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../types.js';
+import { type KubeObject, joinKey } from '../types.js';
 import type { Logger } from '../logger.js';
 import { toStorage, toVersion } from './api/conversion.js';
 import { crdValidationErrors } from './api/crd.js';
@@ -9,9 +9,8 @@ import { GarbageCollector } from './controllers/garbageCollector.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from './selectors/labelSelector.js';
 import { cloneJson } from '../util/json.js';
 import { NamespaceController } from './controllers/namespaceController.js';
-import { timestamp } from './writes/objectMeta.js';
+import { kubeTime } from '../util/time.js';
 import { ObjectStore, StoredObject, type ChangeEvent } from './storage/objectStore.js';
-import { storeKey } from './storage/storeKeys.js';
 import { ResourceRegistry } from './api/registry.js';
 import { SelectorError } from './selectors/selectorError.js';
 import { apiVersionOf, type ResourceType } from './api/resourceType.js';
@@ -137,13 +136,13 @@ export class Cluster {
 
   /** The stored object, or 404 NotFound. */
   get(type: ResourceType, namespace: string | undefined, name: string): StoredObject {
-    const found = this.store.get(type.storageKey, storeKey(type.namespaced ? namespace : undefined, name));
+    const found = this.store.get(type.storageKey, joinKey(type.namespaced ? namespace : undefined, name));
     if (found === undefined) throw notFound(this.gr(type), name);
     return found;
   }
 
   find(type: ResourceType, namespace: string | undefined, name: string): StoredObject | undefined {
-    return this.store.get(type.storageKey, storeKey(type.namespaced ? namespace : undefined, name));
+    return this.store.get(type.storageKey, joinKey(type.namespaced ? namespace : undefined, name));
   }
 
   namespaceType(): ResourceType {
@@ -212,7 +211,7 @@ export class Cluster {
     const name = object.metadata.name as string;
     this.checkNamespace(type, object.metadata.namespace);
     this.checkCrdActive(type);
-    const key = storeKey(object.metadata.namespace, name);
+    const key = joinKey(object.metadata.namespace, name);
     if (this.store.get(type.storageKey, key) !== undefined) throw alreadyExists(this.gr(type), name);
     if (options.dryRun) return { stored: this.dryRunResult(object), created: true };
     const event = this.store.commit(type.storageKey, key, this.toStored(type, object));
@@ -239,7 +238,7 @@ export class Cluster {
 
   /** Stores a new state of an existing object; one being deleted with no finalizer left goes away. */
   commitUpdate(type: ResourceType, live: StoredObject, next: KubeObject): StoredObject {
-    const key = storeKey(live.object.metadata.namespace, live.object.metadata.name as string);
+    const key = joinKey(live.object.metadata.namespace, live.object.metadata.name as string);
     const finalizing = next.metadata.deletionTimestamp !== undefined && (next.metadata.finalizers ?? []).length === 0 && !namespaceHeld(next);
     if (finalizing) {
       this.store.commit(type.storageKey, key, next);
@@ -254,7 +253,7 @@ export class Cluster {
     change(draft);
     const next = prepareUpdate(type, toVersion(type, live.object), draft, { namespace: live.object.metadata.namespace, name: live.object.metadata.name as string }, {
       manager,
-      now: timestamp(),
+      now: kubeTime(Date.now()),
       ownsBody: true,
       fieldsCache: this.fieldsCache,
     });
@@ -268,7 +267,7 @@ export class Cluster {
     const draft = { ...liveObject, metadata: { ...liveObject.metadata }, status };
     const next = prepareUpdate(type, liveObject, draft, { namespace: live.object.metadata.namespace, name: live.object.metadata.name as string }, {
       manager,
-      now: timestamp(),
+      now: kubeTime(Date.now()),
       subresource: 'status',
       ownsBody: true,
       fieldsCache: this.fieldsCache,
@@ -285,7 +284,7 @@ export class Cluster {
     else delete spec.finalizers;
     next.spec = spec;
     if (!contentChanged(live.object, next)) return live;
-    const now = timestamp();
+    const now = kubeTime(Date.now());
     const recorded = recordManagedFields({ before: live.object, after: next, manager, operation: 'Update', subresource: 'finalize', now, fieldsCache: this.fieldsCache });
     return this.commitUpdate(this.namespaceType(), live, recorded as KubeObject);
   }
@@ -300,9 +299,9 @@ export class Cluster {
       // kube's NamespaceLifecycle admission keeps these for ever.
       throw forbidden(this.gr(type), name, 'this namespace may not be deleted');
     }
-    const plan = deletionPlan(type, live.object, options, timestamp());
+    const plan = deletionPlan(type, live.object, options, kubeTime(Date.now()));
     if (options.dryRun) return { stored: plan.pending === undefined ? live : this.dryRunResult(plan.pending), deleted: plan.pending === undefined };
-    const key = storeKey(live.object.metadata.namespace, name);
+    const key = joinKey(live.object.metadata.namespace, name);
     if (plan.pending === undefined) {
       return { stored: this.store.commit(type.storageKey, key, undefined).current, deleted: true };
     }
@@ -316,7 +315,7 @@ export class Cluster {
       const namespace = type.namespaced ? (body.metadata?.namespace ?? 'default') : undefined;
       const name = body.metadata?.name;
       const live = name === undefined ? undefined : this.find(type, namespace, name);
-      const options: WriteOptions = { manager, now: timestamp() };
+      const options: WriteOptions = { manager, now: kubeTime(Date.now()) };
       let stored: StoredObject;
       if (live === undefined) stored = this.createNow(type, namespace, body, options).stored;
       else {

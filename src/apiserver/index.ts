@@ -1,4 +1,3 @@
 export * from './startApiServer.js';
 export type { Faults, FaultAnswer, RequestMatch } from './faults.js';
 export type { RequestLogEntry } from './http/requestLog.js';
-export type { ResourceRef } from './api/resourceType.js';

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createDefaultLogger, type Logger } from '../logger.js';
-import type { KubeObject } from '../types.js';
+import type { KubeObject, ResourceRef } from '../types.js';
 import { answerClientError } from './http/clientError.js';
 import { Cluster } from './cluster.js';
 import { toVersion } from './api/conversion.js';
@@ -13,7 +13,7 @@ import { deepFreeze } from '../util/json.js';
 import { kubeconfigYaml, makeKubeConfig } from './kubeconfig.js';
 import type { StoredObject } from './storage/objectStore.js';
 import { RequestLog, type RequestLogEntry } from './http/requestLog.js';
-import { describeRef, type ResourceRef, type ResourceType } from './api/resourceType.js';
+import { describeRef, type ResourceType } from './api/resourceType.js';
 import { ApiError } from './api/statusError.js';
 
 /**
@@ -140,8 +140,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const url = `http://${address}`;
 
   function typeOf(ref: ResourceRef): ResourceType {
-    const type = cluster.registry.lookup(ref.group, ref.version, ref.resource);
-    if (type === undefined) throw new Error(`the server does not serve ${describeRef(ref)}`);
+    const type = cluster.registry.lookup(ref.group ?? '', ref.version, ref.resource);
+    if (type === undefined) throw new Error(`the server does not serve ${describeRef({ ...ref, group: ref.group ?? '' })}`);
     return type;
   }
 

@@ -31,11 +31,10 @@ import { leaderMetrics } from '../sinks/metrics/leaderMetrics.js';
 import { controllerMetrics, type ControllerMetrics } from '../sinks/metrics/controllerMetrics.js';
 import { sourceMetrics } from '../sinks/metrics/sourceMetrics.js';
 import { InformerFactory, type Informer } from '../informers/informerFactory.js';
-import { resourceName, type ResourceRef } from '../sources/resource.js';
+import { resourceName, type ResourceRef, isDelta, splitKey, type Delta, type KubeObject, type ObjectKey } from '../types.js';
 import type { Lister } from '../store/store.js';
 import type { StoreEvent } from '../store/indexer.js';
 import type { Indexers } from '../store/indexFunctions.js';
-import { isDelta, splitKey, type Delta, type KubeObject, type ObjectKey } from '../types.js';
 
 /** A resource a controller watches: where it lives, and what kind its objects are. */
 export interface WatchedResource extends ResourceRef {

@@ -6,9 +6,8 @@ import type { Indexers } from '../store/indexFunctions.js';
 import { indexer, type StoreEvent } from '../store/indexer.js';
 import { Store, listerView, type Lister } from '../store/store.js';
 import type { Logger } from '../logger.js';
-import type { KubeObject, ListWatchEvent } from '../types.js';
+import { type KubeObject, type ListWatchEvent, collectionPath, resourceName, type ResourceRef } from '../types.js';
 import { listWatch, type ListWatchOptions } from '../sources/listWatch.js';
-import { collectionPath, resourceName, type ResourceRef } from '../sources/resource.js';
 import { replay, shareSource } from './shareSource.js';
 
 /** One shared list-watch and its store. */

@@ -2,11 +2,10 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { IncomingMessage } from 'node:http';
 import { Observable, asyncScheduler, interval, type SchedulerLike, type Subscriber } from 'rxjs';
 import { silentLogger, type Logger } from '../logger.js';
-import type { KubeObject, ListWatchEvent } from '../types.js';
+import { type KubeObject, type ListWatchEvent, collectionPath, describeResource, resourceName, type ResourceRef } from '../types.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { KubeConfigError, getStream, readBody, readFailure, type FailedResponse } from './http.js';
 import { ListWatchError, explainStatus, isFatalStatus } from './listWatchError.js';
-import { collectionPath, describeResource, resourceName, type ResourceRef } from './resource.js';
 import { WatchLineReader, type MalformedWatchLineError, type WatchLine } from './watchLineReader.js';
 
 /** Why a watch ended and was opened again. */

@@ -1,7 +1,6 @@
 export * from '../apiserver/startApiServer.js';
 export type { Faults, FaultAnswer, RequestMatch } from '../apiserver/faults.js';
 export type { RequestLogEntry } from '../apiserver/http/requestLog.js';
-export type { ResourceRef } from '../apiserver/api/resourceType.js';
 export * from './memory/inMemoryLeaseClient.js';
 export * from './memory/pausable.js';
 export * from './marble/marbles.js';

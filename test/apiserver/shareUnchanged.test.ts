@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { builtinResources } from '../../src/apiserver/api/builtinResources.js';
-import { deepFreeze, identicalJson } from '../../src/util/json.js';
+import { deepFreeze } from '../../src/util/json.js';
+import { identicalJson } from '../../src/apiserver/writes/shareUnchanged.js';
 import { prepareUpdate } from '../../src/apiserver/writes/writes.js';
 import type { KubeObject } from 'rxkube';
 

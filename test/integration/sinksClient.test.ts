@@ -412,7 +412,7 @@ describe('sinks client against the embedded API server', () => {
         },
       });
       await client.apply(crd('App', 'apps'));
-      expect((await client.resource('example.com/v1', 'App')).plural).to.equal('apps');
+      expect((await client.resource('example.com/v1', 'App')).resource).to.equal('apps');
       await client.apply(crd('Widget', 'widgets'));
       const widget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, spec: { size: 1 } };
       const created = await client.create<KubeObject>(widget);

@@ -1,7 +1,7 @@
 import { EventsV1Api } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { silentLogger, type Logger, kubeClient, type KubeClient, eventRecorder, type EventInput, type EventRecorder, type KubeObject } from 'rxkube';
-import { formatMicroTime } from '../../src/sinks/events/eventRecorder.js';
+import { kubeMicroTime } from '../../src/util/time.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { RecordingScheduler } from '../sinks/recordingScheduler.js';
 
@@ -232,6 +232,6 @@ describe('event recorder against the embedded API server', () => {
   });
 
   it('formats MicroTime with six fractional digits', () => {
-    expect(formatMicroTime(Date.UTC(2024, 0, 2, 3, 4, 5, 678))).to.equal('2024-01-02T03:04:05.678000Z');
+    expect(kubeMicroTime(Date.UTC(2024, 0, 2, 3, 4, 5, 678))).to.equal('2024-01-02T03:04:05.678000Z');
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { leaderElectionRecord, leaseFree, leaseValid, microTime, observeLease, type Lease } from '../../src/sinks/leader/leaseRecord.js';
+import { leaderElectionRecord, leaseFree, leaseValid, observeLease, type Lease } from '../../src/sinks/leader/leaseRecord.js';
+import { kubeMicroTime } from '../../src/util/time.js';
 import { heldBy } from './leaderElection.support.js';
 
 const withVersion = (lease: Lease, resourceVersion: string): Lease => ({
@@ -9,9 +10,9 @@ const withVersion = (lease: Lease, resourceVersion: string): Lease => ({
 
 describe('leaderElection: the observed lease', () => {
   it('writes MicroTime with exactly six fractional digits, as the API server parses it', () => {
-    expect(microTime(0)).to.equal('1970-01-01T00:00:00.000000Z');
-    expect(microTime(Date.UTC(2024, 4, 1, 10, 0, 7, 123))).to.equal('2024-05-01T10:00:07.123000Z');
-    expect(microTime(1.5)).to.equal('1970-01-01T00:00:00.001500Z');
+    expect(kubeMicroTime(0)).to.equal('1970-01-01T00:00:00.000000Z');
+    expect(kubeMicroTime(Date.UTC(2024, 4, 1, 10, 0, 7, 123))).to.equal('2024-05-01T10:00:07.123000Z');
+    expect(kubeMicroTime(1.5)).to.equal('1970-01-01T00:00:00.001500Z');
   });
 
   it('reads absent fields as their zero values', () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { leaderMetrics } from 'rxkube';
 import { type LeaderMetrics } from '../../src/sinks/metrics/leaderMetrics.js';
-import { microTime } from '../../src/sinks/leader/leaseRecord.js';
+import { kubeMicroTime } from '../../src/util/time.js';
 import { pausable } from 'rxkube/testing';
 import { at, campaign, following, heldBy, leading, sample, virtually } from './leaderElection.support.js';
 
@@ -68,8 +68,8 @@ describe('leaderElection', () => {
         expect(spec(lease.value)).to.deep.equal({
           holderIdentity: 'b',
           leaseDurationSeconds: 15,
-          acquireTime: microTime(16_000),
-          renewTime: microTime(18_000),
+          acquireTime: kubeMicroTime(16_000),
+          renewTime: kubeMicroTime(18_000),
           leaseTransitions: 4,
         });
       }
@@ -135,8 +135,8 @@ describe('leaderElection', () => {
       expect(log).to.deep.equal([[0, leading('a')]]);
       expect(spec(lease.value)).to.deep.include({
         holderIdentity: 'a',
-        acquireTime: microTime(0),
-        renewTime: microTime(8_000),
+        acquireTime: kubeMicroTime(0),
+        renewTime: kubeMicroTime(8_000),
         leaseTransitions: 0,
       });
       // The first try reads and creates; the renewals at 2, 4, 6, 8 s are one optimistic update each.
@@ -240,8 +240,8 @@ describe('leaderElection', () => {
       expect(spec(lease.value)).to.deep.equal({
         holderIdentity: '',
         leaseDurationSeconds: 1,
-        acquireTime: microTime(5_000),
-        renewTime: microTime(5_000),
+        acquireTime: kubeMicroTime(5_000),
+        renewTime: kubeMicroTime(5_000),
         leaseTransitions: 0,
       });
       // Without the release b would wait until 4.5 s + 15 s.

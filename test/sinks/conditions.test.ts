@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { findCondition, setCondition, type Condition } from 'rxkube';
-import { formatKubeTime, isConditionFalse, isConditionTrue, removeCondition, type ConditionStatus } from '../../src/sinks/objects/conditions.js';
+import { kubeTime } from '../../src/util/time.js';
+import { isConditionFalse, isConditionTrue, removeCondition, type ConditionStatus } from '../../src/sinks/objects/conditions.js';
 
 const t0 = new Date('2024-05-01T10:00:00.123Z');
 const t1 = new Date('2024-05-01T11:30:00.999Z');
@@ -69,8 +70,8 @@ describe('conditions', () => {
   });
 
   it('formats times as RFC 3339 UTC seconds and rejects an invalid date', () => {
-    expect(formatKubeTime(t1)).to.equal('2024-05-01T11:30:00Z');
-    expect(() => formatKubeTime(new Date('nope'))).to.throw(TypeError, /valid Date/);
+    expect(kubeTime(t1)).to.equal('2024-05-01T11:30:00Z');
+    expect(() => kubeTime(new Date('nope'))).to.throw(TypeError, /valid Date/);
   });
 
   it('moves lastTransitionTime exactly when the status differs from the one before, over any sequence', () => {
@@ -86,7 +87,7 @@ describe('conditions', () => {
           if (s !== previous) lastChange = i;
           previous = s;
           expect(conditions).to.have.length(1);
-          expect(conditions[0]?.lastTransitionTime).to.equal(formatKubeTime(new Date(Date.UTC(2024, 0, 1, 0, 0, lastChange))));
+          expect(conditions[0]?.lastTransitionTime).to.equal(kubeTime(new Date(Date.UTC(2024, 0, 1, 0, 0, lastChange))));
         });
       }),
     );

@@ -188,7 +188,7 @@ describe('memoryClient: reads and writes as the API server answers them', () => 
 
   it('says which kinds it serves: an unknown kind is an UnknownResourceError that says how to declare it', async () => {
     const { client } = setup();
-    expect(await client.resource('apps/v1', 'Deployment')).to.deep.equal({ group: 'apps', version: 'v1', kind: 'Deployment', plural: 'deployments', namespaced: true });
+    expect(await client.resource('apps/v1', 'Deployment')).to.deep.equal({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true });
     const unknown = await rejection(client.create({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g', namespace: 'default' } }));
     expect(unknown).to.be.instanceOf(UnknownResourceError);
     expect((unknown as Error).message).to.match(/declare custom resources with its `resources` option/);

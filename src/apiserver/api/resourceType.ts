@@ -55,14 +55,6 @@ export function apiVersionOf(type: { group: string; version: string }): string {
   return type.group === '' ? type.version : `${type.group}/${type.version}`;
 }
 
-/** Identifies a resource from outside: group (`''` for core), version and plural. */
-export interface ResourceRef {
-  group: string;
-  version: string;
-  resource: string;
-  namespace?: string;
-}
-
 export function describeRef(ref: { group: string; version: string; resource: string }): string {
   return ref.group === '' ? `${ref.version}/${ref.resource}` : `${ref.group}/${ref.version}/${ref.resource}`;
 }

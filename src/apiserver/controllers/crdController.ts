@@ -1,12 +1,11 @@
-import type { KubeObject } from '../../types.js';
+import { type KubeObject, splitKey } from '../../types.js';
 import type { Cluster, Reactor } from '../cluster.js';
 import { acceptedNames, crdResourceTypes, crdSpec, storageVersion } from '../api/crd.js';
 import { crdCleanupFinalizer } from '../writes/deletion.js';
 import { jsonEqual } from '../../util/json.js';
-import { timestamp } from '../writes/objectMeta.js';
+import { kubeTime } from '../../util/time.js';
 import type { ChangeEvent } from '../storage/objectStore.js';
 import type { ResourceType } from '../api/resourceType.js';
-import { splitStoreKey } from '../storage/storeKeys.js';
 
 /**
  * What kube's apiextensions controllers do with a CRD: serve its versions
@@ -86,7 +85,7 @@ export class CrdController implements Reactor {
       storedVersions?: string[];
     };
     const previous = new Map((current.conditions ?? []).map((c) => [c.type, c]));
-    const now = timestamp();
+    const now = kubeTime(Date.now());
     const condition = (c: Condition): Condition => {
       const before = previous.get(c.type);
       const same = before !== undefined && before.status === c.status && before.reason === c.reason && before.message === c.message;
@@ -116,7 +115,7 @@ export class CrdController implements Reactor {
       for (const key of [...this.cluster.store.current(type.storageKey).keys]) {
         const stored = this.cluster.store.get(type.storageKey, key);
         if (stored === undefined || stored.object.metadata.deletionTimestamp !== undefined) continue;
-        const { namespace, name: objectName } = splitStoreKey(key);
+        const { namespace, name: objectName } = splitKey(key);
         this.cluster.deleteNow(type, namespace, objectName, { propagationPolicy: 'Background' });
       }
       if (this.cluster.store.count(type.storageKey) > 0) return;

@@ -1,9 +1,8 @@
-import type { KubeObject } from '../../types.js';
+import { type KubeObject, splitKey } from '../../types.js';
 import type { Cluster, Reactor } from '../cluster.js';
 import { foregroundFinalizer, orphanFinalizer } from '../writes/deletion.js';
 import type { ChangeEvent, ObjectLocation, StoredObject } from '../storage/objectStore.js';
 import type { ResourceType } from '../api/resourceType.js';
-import { splitStoreKey } from '../storage/storeKeys.js';
 
 /**
  * Kube's garbage collector, over ownerReferences matched by uid:
@@ -54,7 +53,7 @@ export class GarbageCollector implements Reactor {
   private lookup(at: ObjectLocation): { stored: StoredObject; namespace: string | undefined; name: string } | undefined {
     const stored = this.cluster.store.get(at.storageKey, at.key);
     if (stored === undefined) return undefined;
-    const { namespace, name } = splitStoreKey(at.key);
+    const { namespace, name } = splitKey(at.key);
     return { stored, namespace, name };
   }
 

@@ -1,6 +1,6 @@
 import type { Cluster, Reactor } from '../cluster.js';
 import type { ChangeEvent } from '../storage/objectStore.js';
-import { splitStoreKey } from '../storage/storeKeys.js';
+import { splitKey } from '../../types.js';
 
 /**
  * Kube's namespace lifecycle: deleting a Namespace marks it Terminating
@@ -46,7 +46,7 @@ export class NamespaceController implements Reactor {
         const stored = this.cluster.store.get(storageKey, key);
         if (stored === undefined) continue;
         if (stored.object.metadata.deletionTimestamp === undefined) {
-          this.cluster.deleteNow(type, namespace, splitStoreKey(key).name, { propagationPolicy: 'Background' });
+          this.cluster.deleteNow(type, namespace, splitKey(key).name, { propagationPolicy: 'Background' });
         }
         if (this.cluster.store.get(storageKey, key) !== undefined) remaining += 1;
       }

@@ -4,7 +4,8 @@ import { parseDeleteOptions } from '../writes/deletion.js';
 import { mediaType, parseJson, parseObjectBody, parseOptionalJson, parseYamlBody, readBody, readText, sendJson, sendJsonText } from './httpIo.js';
 import { isPlainObject } from '../../util/json.js';
 import { listPage, type ListPage } from '../storage/list.js';
-import { managerFromUserAgent, timestamp } from '../writes/objectMeta.js';
+import { managerFromUserAgent } from '../writes/objectMeta.js';
+import { kubeTime } from '../../util/time.js';
 import { acceptedPatchTypes, applyPatch, applyPatchType, PatchError } from '../writes/patch.js';
 import { objectJson, warningHeaders, type ResourceRequest } from './requestContext.js';
 import { apiVersionOf, type ResourceType } from '../api/resourceType.js';
@@ -30,7 +31,7 @@ function writeOptions(r: ResourceRequest): WriteOptions {
       { field: 'fieldManager', type: 'Too long', detail: 'may not be more than 128 bytes' },
     ]);
   }
-  const options: WriteOptions = { manager, now: timestamp(), dryRun: r.query.getAll('dryRun').includes('All'), warnings: r.warnings };
+  const options: WriteOptions = { manager, now: kubeTime(Date.now()), dryRun: r.query.getAll('dryRun').includes('All'), warnings: r.warnings };
   if (r.subresource === 'status') options.subresource = 'status';
   const validation = r.query.get('fieldValidation');
   if (validation !== null && validation !== '') {

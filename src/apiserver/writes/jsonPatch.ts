@@ -1,6 +1,7 @@
 import jsonPatchLibrary from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
-import { isJsonObject, jsonClone, jsonEqual, jsonKind, type JsonObject, type JsonValue } from './jsonValue.js';
+import { cloneJson, jsonEqual } from '../../util/json.js';
+import { isJsonObject, jsonKind, type JsonObject, type JsonValue } from './jsonValue.js';
 import { PatchError } from './patchError.js';
 
 /** kube-apiserver refuses JSON patches with more operations than this (413). */
@@ -25,7 +26,7 @@ export const maxJsonPatchOperations = 10000;
  * on a private copy, so neither `doc` nor `body` is ever modified.
  */
 export function applyJsonPatch(doc: JsonValue, body: unknown): JsonValue {
-  if (body === null) return jsonClone(doc);
+  if (body === null) return cloneJson(doc);
   if (!Array.isArray(body)) {
     throw PatchError.badRequest(`json: cannot unmarshal ${jsonKind(body)} into Go value of type jsonpatch.Patch`);
   }
@@ -41,7 +42,7 @@ export function applyJsonPatch(doc: JsonValue, body: unknown): JsonValue {
       `Request entity too large: The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${body.length}`,
     );
   }
-  let current: JsonValue = jsonClone(doc);
+  let current: JsonValue = cloneJson(doc);
   body.forEach((op: JsonObject | null, index) => {
     try {
       current = applyOperation(current, op ?? {});
@@ -132,7 +133,7 @@ function applyOperation(doc: JsonValue, op: JsonObject): JsonValue {
     }
     case 'replace': {
       if (path === undefined) throw new OperationError(`replace operation failed to decode path: ${missingPath}`);
-      if (path === '') return value !== null && typeof value === 'object' ? jsonClone(value) : doc;
+      if (path === '') return value !== null && typeof value === 'object' ? cloneJson(value) : doc;
       const parent = findParent(doc, path);
       if (!parent) throw new OperationError(`replace operation does not apply: doc is missing path: ${path}: missing value`);
       if ('array' in parent && typeof arrayIndex(parent.key, parent.array.length, false) === 'string') {
@@ -167,7 +168,7 @@ function applyOperation(doc: JsonValue, op: JsonObject): JsonValue {
       if (path === undefined) throw new OperationError('copy operation failed to decode path: missing value');
       const target = findParent(doc, path);
       if (!target) throw new OperationError(`copy operation does not apply: doc is missing destination path: ${path}: missing value`);
-      const copied = jsonClone(readAt(source));
+      const copied = cloneJson(readAt(source));
       return mutate(doc, { op: 'add', path: pointerFor(target, path, true, false, 'error while adding value during copy'), value: copied });
     }
     case 'test': {

@@ -8,29 +8,6 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Structural equality of JSON values; object key order does not matter, array order does. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    // Plain loops (this runs on every write); a hole in `a` is skipped, as Array#every skips it.
-    for (let i = 0; i < a.length; i++) if (i in a && !jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (isJsonObject(a) && isJsonObject(b)) {
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    for (const k of keys) if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
-    return true;
-  }
-  return false;
-}
-
-/** A deep copy, so that results never share structure with inputs. */
-export function jsonClone<T>(value: T): T {
-  return value === undefined ? value : structuredClone(value);
-}
-
 /** Kube's (Go's) idea of a JSON value's type, for messages and type-mismatch checks. */
 export function goTypeName(value: unknown): string {
   if (value === null || value === undefined) return '<nil>';

@@ -2,7 +2,8 @@ import { shapeFor } from '../api/builtinSchema.js';
 import { difference, fieldsV1ToSet, intersection, sameMembers, setToFieldsV1, union, type FieldSet } from './fieldPath.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import type { GroupKind } from '../api/groupKind.js';
-import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from './jsonValue.js';
+import { jsonEqual } from '../../util/json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from './jsonValue.js';
 import { compareValues, type Comparison } from './structuredMerge.js';
 
 /**

@@ -1,5 +1,6 @@
 import { apply as applyMergePatch } from 'json-merge-patch';
-import { isJsonObject, jsonClone, type JsonObject, type JsonValue } from './jsonValue.js';
+import { cloneJson } from '../../util/json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from './jsonValue.js';
 import { PatchError } from './patchError.js';
 
 /**
@@ -21,7 +22,7 @@ export function applyMergePatch7396(doc: JsonObject, body: unknown): JsonObject 
     throw PatchError.invalid(`patch: Invalid value: ${JSON.stringify(JSON.stringify(body))}: a merge patch must be a JSON object, not an array`);
   }
   if (!isJsonObject(body)) throw PatchError.badRequest('Invalid JSON Patch');
-  const patch = jsonClone(body);
+  const patch = cloneJson(body);
   pruneNullsInArrays(patch, false);
   return applyMergePatch(copyAlong(doc, patch), patch) as JsonObject;
 }

@@ -7,11 +7,6 @@ import type { FieldError } from '../api/statusError.js';
 
 /** Checks of `metadata` on create and update, with kube's field paths and wording. */
 
-/** An RFC 3339 timestamp at second precision, as kube writes `metav1.Time`. */
-export function timestamp(date: Date = new Date()): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
-}
-
 // kube leaves out vowels and look-alike digits so generated names spell no words.
 const generatedAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 const maxGenerateNameLength = 58;

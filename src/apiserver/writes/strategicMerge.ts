@@ -1,5 +1,6 @@
 import { childShape, type Shape } from '../api/builtinSchema.js';
-import { goFormat, goTypeName, isJsonObject, jsonClone, type JsonObject, type JsonValue } from './jsonValue.js';
+import { cloneJson } from '../../util/json.js';
+import { goFormat, goTypeName, isJsonObject, type JsonObject, type JsonValue } from './jsonValue.js';
 import { PatchError } from './patchError.js';
 
 /**
@@ -29,7 +30,7 @@ import { PatchError } from './patchError.js';
  * Inputs are never modified; the result shares nothing with them.
  */
 export function strategicMergePatch(original: JsonObject, patch: JsonObject, shape: Shape | undefined): JsonObject {
-  const merged = mergeMap(jsonClone(original), jsonClone(patch), shape);
+  const merged = mergeMap(cloneJson(original), cloneJson(patch), shape);
   return stripDirectives(merged) as JsonObject;
 }
 

@@ -1,15 +1,7 @@
 import { childShape, type ListShape, type Shape } from '../api/builtinSchema.js';
-import {
-  fieldElement,
-  hasPathOrDescendant,
-  isDescendantOrSelf,
-  keyElement,
-  valueElement,
-  type FieldSet,
-  type PathElement,
-} from './fieldPath.js';
-import { formatPath } from './fieldPath.js';
-import { isJsonObject, jsonEqual, type JsonObject, type JsonValue } from './jsonValue.js';
+import { fieldElement, hasPathOrDescendant, isDescendantOrSelf, keyElement, valueElement, type FieldSet, type PathElement, formatPath } from './fieldPath.js';
+import { jsonEqual } from '../../util/json.js';
+import { isJsonObject, type JsonObject, type JsonValue } from './jsonValue.js';
 
 /**
  * The typed operations of server-side apply (structured-merge-diff's `typed` package) over plain

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../types.js';
-import { cloneJson, isPlainObject, jsonEqual, shareUnchanged } from '../../util/json.js';
+import { cloneJson, isPlainObject, jsonEqual } from '../../util/json.js';
+import { shareUnchanged } from './shareUnchanged.js';
 import { jsonKind } from './jsonValue.js';
 import { applyCrdSchema } from '../api/crdSchema.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';

@@ -1,10 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
 import { silentLogger, type Logger } from '../../logger.js';
-import type { KubeObject } from '../../types.js';
+import { type KubeObject, resourceName } from '../../types.js';
 import { isNotFound, type RequestDescription } from './errors.js';
 import { kubeTransport, type KubeTransport, type KubeTransportOptions } from './kubeTransport.js';
-import { qualifiedResource, ResourceResolver, resourcePath, type ResourceInfo } from './resources.js';
+import { ResourceResolver, resourcePath, type ResourceInfo } from './resources.js';
 import {
   createOrUpdateOnce,
   InvalidTargetError,
@@ -163,15 +163,15 @@ export function kubeClient(kubeConfig: KubeConfig, options: KubeClientOptions = 
     }
     const info = await resolver.resolve(ref.apiVersion, ref.kind, signal);
     if (info.namespaced && (ref.namespace === undefined || ref.namespace === '')) {
-      throw new InvalidTargetError(`${ref.kind} "${ref.name}" has no namespace, but ${qualifiedResource(info)} are namespaced`);
+      throw new InvalidTargetError(`${ref.kind} "${ref.name}" has no namespace, but ${resourceName(info)} are namespaced`);
     }
     const namespace = info.namespaced ? ref.namespace : undefined;
     return {
       info,
       ref,
-      describe: (verb, subresource) => ({ verb, resource: qualifiedResource(info), name: ref.name, namespace, subresource }),
+      describe: (verb, subresource) => ({ verb, resource: resourceName(info), name: ref.name, namespace, subresource }),
       path: (subresource) => resourcePath(info, namespace, ref.name, subresource),
-      label: `${qualifiedResource(info)} "${namespace ? `${namespace}/` : ''}${ref.name}"`,
+      label: `${resourceName(info)} "${namespace ? `${namespace}/` : ''}${ref.name}"`,
     };
   }
 

@@ -1,4 +1,4 @@
-import { isDeepStrictEqual } from 'node:util';
+import { cloneJson, jsonEqual } from '../../util/json.js';
 import type { KubeObject } from '../../types.js';
 import type { ObjectRef, ObjectTarget } from './kubeClient.js';
 import { isAlreadyExists, isNotFound, KubeApiError } from './errors.js';
@@ -49,15 +49,6 @@ export interface WriteSteps {
   put<T extends KubeObject>(object: T, subresource?: 'status'): Promise<T>;
 }
 
-/** A deep copy through JSON: what the server would see, with `undefined` fields gone. */
-export function jsonCopy<T>(value: T): T {
-  return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
-}
-
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(jsonCopy(a), jsonCopy(b));
-}
-
 /** Whether the server kept the resourceVersion it was sent: a write that changed nothing. */
 function sameVersion(sent: KubeObject, got: KubeObject): boolean {
   return sent.metadata.resourceVersion !== undefined && sent.metadata.resourceVersion === got.metadata?.resourceVersion;
@@ -65,7 +56,7 @@ function sameVersion(sent: KubeObject, got: KubeObject): boolean {
 
 /** Runs `mutate` on a copy of `base`, and refuses a result that lost its metadata or changed its name or namespace. */
 export async function mutated<T extends KubeObject>(base: T, mutate: Mutate<T>, what: string): Promise<T> {
-  const copy = jsonCopy(base);
+  const copy = cloneJson(base);
   const result = await mutate(copy);
   const next = result === undefined ? copy : result;
   if (next === null || typeof next !== 'object' || next.metadata === null || typeof next.metadata !== 'object') {
@@ -130,7 +121,7 @@ export async function updateStatusOnce<T extends KubeObject>(
     const withStatus: Mutate<T> =
       mutate ??
       ((current) => {
-        (current as { status?: unknown }).status = jsonCopy((object as { status?: unknown }).status);
+        (current as { status?: unknown }).status = cloneJson((object as { status?: unknown }).status);
       });
     base = await steps.get(object);
     next = await mutated(base, withStatus, what);

@@ -1,14 +1,10 @@
-import { collectionPath, resourceName } from '../../sources/resource.js';
+import { collectionPath, type ResourceRef } from '../../types.js';
 import type { KubeTransport } from './kubeTransport.js';
 import { isNotFound } from './errors.js';
 
-/** Where a kind lives on the server, as discovery tells it. */
-export interface ResourceInfo {
-  group: string;
-  version: string;
+/** Where a kind lives on the server, as discovery tells it: its resource (group always set, '' for core), kind and scope. */
+export interface ResourceInfo extends Required<Omit<ResourceRef, 'namespace'>> {
   kind: string;
-  /** The resource name in URLs: `configmaps`, `deployments`. */
-  plural: string;
   namespaced: boolean;
 }
 
@@ -32,11 +28,6 @@ function splitApiVersion(apiVersion: string): { group: string; version: string }
   return slash === -1 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
-/** `configmaps`, or `deployments.apps`: how kubectl, error messages and metric labels name a resource. */
-export function qualifiedResource(info: Pick<ResourceInfo, 'plural' | 'group' | 'version'>): string {
-  return resourceName({ group: info.group, version: info.version, resource: info.plural });
-}
-
 /**
  * The URL path of a collection (no name) or of one object, optionally a
  * subresource of it. The namespace is used for namespaced kinds only.
@@ -45,7 +36,7 @@ export function resourcePath(info: ResourceInfo, namespace: string | undefined, 
   const collection = collectionPath({
     group: info.group,
     version: info.version,
-    resource: info.plural,
+    resource: info.resource,
     namespace: info.namespaced ? namespace : undefined,
   });
   const one = name === undefined ? '' : `/${encodeURIComponent(name)}`;
@@ -102,7 +93,7 @@ export class ResourceResolver {
       throw new UnknownResourceError(`apiVersion "${apiVersion}" has no kind "${kind}" (it serves: ${kinds.join(', ') || 'nothing'})`);
     }
     const { group, version } = splitApiVersion(apiVersion);
-    return { group, version, kind, plural: found.name, namespaced: found.namespaced };
+    return { group, version, resource: found.name, kind, namespaced: found.namespaced };
   }
 }
 

@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { silentLogger, type Logger } from '../../logger.js';
+import { kubeMicroTime } from '../../util/time.js';
 import type { KubeObject } from '../../types.js';
 import { kubeClient, type KubeClient } from '../client/kubeClient.js';
 import { delay } from '../../util/wait.js';
@@ -102,11 +103,6 @@ interface Series {
 const noteLimit = 1024;
 const nameLimit = 253;
 
-/** `metav1.MicroTime` as kube writes it: RFC 3339 UTC with six fractional digits. */
-export function formatMicroTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
 function truncateBytes(text: string, limit: number): string {
   if (Buffer.byteLength(text) <= limit) return text;
   let cut = text.slice(0, limit);
@@ -191,7 +187,7 @@ export function eventRecorder(options: EventRecorderOptions): EventRecorder {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
       metadata: { name: regarding.name.slice(0, nameLimit - suffix.length) + suffix, namespace: regarding.namespace ?? 'default' },
-      eventTime: formatMicroTime(now),
+      eventTime: kubeMicroTime(now),
       reportingController,
       reportingInstance,
       action: event.action,
@@ -214,7 +210,7 @@ export function eventRecorder(options: EventRecorderOptions): EventRecorder {
     for (let attempt = 1; ; attempt++) {
       const body: EventBody =
         s.count > 1
-          ? { ...s.event, series: { count: s.count, lastObservedTime: formatMicroTime(s.lastObserved) } }
+          ? { ...s.event, series: { count: s.count, lastObservedTime: kubeMicroTime(s.lastObserved) } }
           : s.event;
       try {
         if (!s.created) {

@@ -5,9 +5,9 @@ import {
   type LeaseSpec,
   leaseFree,
   leaseValid,
-  microTime,
   observeLease,
 } from './leaseRecord.js';
+import { kubeMicroTime } from '../../util/time.js';
 import { isConflict } from '../client/errors.js';
 import type { LeaseClient } from './leaseClient.js';
 
@@ -51,7 +51,7 @@ function holds(observation: LeaseObservation | undefined, identity: string): obs
  * `strategy` or `preferredHolder` left by someone else is cleared.
  */
 function holderSpec(lock: LeaseLock, previous: LeaseObservation | undefined): LeaseSpec {
-  const now = microTime(lock.now());
+  const now = kubeMicroTime(lock.now());
   const renewing = holds(previous, lock.identity);
   const transitions = previous === undefined ? 0 : previous.record.leaderTransitions + (renewing ? 0 : 1);
   return {
@@ -134,7 +134,7 @@ export function tryAcquireOrRenew(
 export function releaseLease(lock: LeaseLock, observed: LeaseObservation | undefined): Observable<Lease> {
   return defer(() => {
     if (!holds(observed, lock.identity)) return EMPTY;
-    const now = microTime(lock.now());
+    const now = kubeMicroTime(lock.now());
     const released: Lease = {
       ...observed.lease,
       spec: {

@@ -108,15 +108,3 @@ export function leaseValid(observation: LeaseObservation, now: number): boolean 
 export function leaseFree(observation: LeaseObservation, now: number): boolean {
   return observation.record.holderIdentity === '' || !leaseValid(observation, now);
 }
-
-/**
- * A time in ms since the epoch as a kube `MicroTime`
- * (`2006-01-02T15:04:05.000000Z`): the API server parses MicroTime with
- * exactly six fractional digits and refuses the three that
- * `Date.prototype.toISOString` writes.
- */
-export function microTime(ms: number): string {
-  const whole = Math.floor(ms);
-  const micros = Math.floor((ms - whole) * 1000);
-  return `${new Date(whole).toISOString().slice(0, -1)}${String(micros).padStart(3, '0')}Z`;
-}

@@ -1,3 +1,4 @@
+import { kubeTime } from '../../util/time.js';
 /**
  * Status conditions (`metav1.Condition`): the typed, dated flags a
  * controller reports in `status.conditions` ("Ready is True since 10:02").
@@ -29,14 +30,6 @@ export interface Condition {
 export type ConditionUpdate = Omit<Condition, 'lastTransitionTime'>;
 
 const statuses: readonly ConditionStatus[] = ['True', 'False', 'Unknown'];
-
-/** `metav1.Time` as kube writes it: RFC 3339 in UTC with whole seconds. */
-export function formatKubeTime(time: Date): string {
-  if (!(time instanceof Date) || Number.isNaN(time.getTime())) {
-    throw new TypeError(`expected a valid Date for a condition time, got ${String(time)}`);
-  }
-  return time.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function checkUpdate(update: ConditionUpdate): void {
   if (update === null || typeof update !== 'object') {
@@ -91,7 +84,7 @@ export function setCondition(
   const lastTransitionTime =
     existing !== undefined && existing.status === update.status && existing.lastTransitionTime !== undefined
       ? existing.lastTransitionTime
-      : formatKubeTime(now);
+      : kubeTime(now);
   const next: Condition = { type: update.type, status: update.status };
   if (update.reason !== undefined) next.reason = update.reason;
   if (update.message !== undefined) next.message = update.message;

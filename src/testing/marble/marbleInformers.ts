@@ -2,8 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { map, type Observable, type SchedulerLike } from 'rxjs';
 import type { Logger } from '../../logger.js';
 import { InformerFactory } from '../../informers/informerFactory.js';
-import type { ResourceRef } from '../../sources/resource.js';
-import type { KubeObject, ListWatchEvent } from '../../types.js';
+import type { ResourceRef, KubeObject, ListWatchEvent } from '../../types.js';
 
 /** Where an informer's list-watch events come from in a test: a marble diagram, or a memory client's watch. */
 export type InformerInput = (

@@ -6,8 +6,7 @@ import { controller, type Controller, type ControllerContext, type ControllerOpt
 import { silentLogger } from '../../logger.js';
 import type { ReconcileOutcome } from '../../operators/reconcileByKey.js';
 import type { KubeClient } from '../../sinks/client/kubeClient.js';
-import { resourceName, type ResourceRef } from '../../sources/resource.js';
-import type { KubeObject, ListWatchEvent, ObjectKey } from '../../types.js';
+import { resourceName, type ResourceRef, type KubeObject, type ListWatchEvent, type ObjectKey } from '../../types.js';
 import { coldMarbles, hotMarbles, marbleTime } from './marbles.js';
 import { MarbleInformers } from './marbleInformers.js';
 import { memoryClient, type MemoryClient, type MemoryClientOptions } from '../memory/memoryClient.js';

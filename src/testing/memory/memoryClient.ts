@@ -1,7 +1,6 @@
 import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
 import type { KubeClient, ObjectTarget } from '../../sinks/client/kubeClient.js';
-import type { ResourceRef } from '../../sources/resource.js';
-import type { KubeObject, ListWatchEvent } from '../../types.js';
+import type { ResourceRef, KubeObject, ListWatchEvent } from '../../types.js';
 import { cloneJson } from '../../util/json.js';
 import { FaultQueue, type Fault } from './faults.js';
 import { MemoryCluster } from './memoryCluster.js';

@@ -1,7 +1,7 @@
-import type { KubeObject } from '../../types.js';
+import { joinKey, type KubeObject } from '../../types.js';
 import { foregroundFinalizer, orphanFinalizer, deletionPlan, type DeleteOptions } from '../../apiserver/writes/deletion.js';
 import { cloneJson, deepFreeze } from '../../util/json.js';
-import { timestamp } from '../../apiserver/writes/objectMeta.js';
+import { kubeTime } from '../../util/time.js';
 import type { ResourceType } from '../../apiserver/api/resourceType.js';
 import { alreadyExists, notFound } from '../../apiserver/api/statusError.js';
 import { prepareCreate, prepareUpdate } from '../../apiserver/writes/writes.js';
@@ -28,7 +28,7 @@ export interface MemoryWriteOptions {
 
 /** The key of an object inside one resource's map: `namespace/name`, or `name` when cluster-scoped. */
 export function memoryKey(type: ResourceType, namespace: string | undefined, name: string): string {
-  return type.namespaced && namespace ? `${namespace}/${name}` : name;
+  return joinKey(type.namespaced ? namespace : undefined, name);
 }
 
 /**
@@ -62,7 +62,7 @@ export class MemoryCluster {
 
   /** The time of a write, as kube writes `metav1.Time`. */
   timestamp(): string {
-    return timestamp(new Date(this.now()));
+    return kubeTime(this.now());
   }
 
   /** The last resourceVersion handed out. */

@@ -102,6 +102,6 @@ export class MemoryKinds {
   }
 
   info(type: ResourceType): ResourceInfo {
-    return { group: type.group, version: type.version, kind: type.kind, plural: type.resource, namespaced: type.namespaced };
+    return { group: type.group, version: type.version, resource: type.resource, kind: type.kind, namespaced: type.namespaced };
   }
 }

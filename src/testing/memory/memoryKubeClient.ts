@@ -15,9 +15,8 @@ import {
 import { delay } from '../../util/wait.js';
 import { errorFromResponse, isNotFound, type RequestDescription } from '../../sinks/client/errors.js';
 import { createOrUpdateOnce, toRef, updateStatusOnce, type WriteSteps } from '../../sinks/client/readModifyWrite.js';
-import { qualifiedResource } from '../../sinks/client/resources.js';
+import { resourceName, type KubeObject } from '../../types.js';
 import { retryOnConflict, type ConflictBackoff } from '../../sinks/client/retryOnConflict.js';
-import type { KubeObject } from '../../types.js';
 import { cloneJson } from '../../util/json.js';
 import { applyJsonPatch } from '../../apiserver/writes/jsonPatch.js';
 import { applyMergePatch7396 } from '../../apiserver/writes/mergePatch.js';
@@ -90,10 +89,10 @@ export function memoryKubeClient(ctx: MemoryKubeClientContext): KubeClient {
     }
     const type = cluster.kinds.byKind(ref.apiVersion, ref.kind);
     if (type.namespaced && (ref.namespace === undefined || ref.namespace === '')) {
-      throw new InvalidTargetError(`${ref.kind} "${ref.name}" has no namespace, but ${qualifiedResource(cluster.kinds.info(type))} are namespaced`);
+      throw new InvalidTargetError(`${ref.kind} "${ref.name}" has no namespace, but ${resourceName(cluster.kinds.info(type))} are namespaced`);
     }
     const namespace = type.namespaced ? ref.namespace : undefined;
-    const describe: RequestDescription = { verb, resource: qualifiedResource(cluster.kinds.info(type)), name: ref.name, namespace, subresource };
+    const describe: RequestDescription = { verb, resource: resourceName(cluster.kinds.info(type)), name: ref.name, namespace, subresource };
     return { type, ref, namespace, describe };
   };
 

@@ -1,6 +1,5 @@
 import { Observable, Subscription, asyncScheduler, type SchedulerLike } from 'rxjs';
-import type { ResourceRef } from '../../sources/resource.js';
-import type { KubeObject, ListWatchEvent } from '../../types.js';
+import type { ResourceRef, KubeObject, ListWatchEvent } from '../../types.js';
 import { matchesFilter, parseFilter } from '../../apiserver/selectors/selectors.js';
 import { ApiError } from '../../apiserver/api/statusError.js';
 import type { MemoryChange, MemoryCluster } from './memoryCluster.js';
