@@ -62,9 +62,9 @@ describe('examples under chaos: podautoscaler and configmap-rollout sharing info
       () => h.server.faults.dropWatches(),
       () => h.server.faults.compact(),
       () => h.server.faults.malformedLine(),
-      () => h.server.faults.failNext(3, { status: 500, message: 'chaos' }),
-      () => h.server.faults.failNext(2, { status: 429, retryAfterSeconds: 1 }, { verb: 'patch' }),
-      () => h.server.faults.failNext(2, { status: 409, reason: 'Conflict', message: 'chaos' }, { verb: 'update' }),
+      () => h.server.faults.failNext(3, { code: 500, message: 'chaos' }),
+      () => h.server.faults.failNext(2, { code: 429, retryAfterSeconds: 1, verb: 'patch' }),
+      () => h.server.faults.failNext(2, { code: 409, reason: 'Conflict', message: 'chaos', verb: 'update' }),
       () => h.server.faults.latency(20 + Math.floor(rnd() * 50)),
       () => h.server.faults.latency(0),
     ];

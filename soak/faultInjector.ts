@@ -143,7 +143,7 @@ export class FaultInjector {
         const match = this.random.pick(targets);
         // Bursts on one verb are smaller: a rare verb (list) would take a long while to use up 40.
         const n = match === undefined ? this.random.int(5, 30) : this.random.int(2, 10);
-        faults.failNext(n, status === 429 ? { status, retryAfterSeconds: 1 } : { status, message: 'injected by the soak' }, match);
+        faults.failNext(n, { ...match, ...(status === 429 ? { code: status, retryAfterSeconds: 1 } : { code: status, message: 'injected by the soak' }) });
         bump(this.stats.armedErrors, String(status), n);
         return;
       }

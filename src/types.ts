@@ -195,3 +195,31 @@ export function resourceName(ref: ResourceRef): string {
 export function describeResource(ref: ResourceRef): string {
   return `${resourceName(ref)} ${ref.namespace ? `in namespace "${ref.namespace}"` : 'in all namespaces'}`;
 }
+
+/** One cause of a `Status` (a field that failed validation, a field manager conflict). */
+export interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+/** `Status.details`: which object the error is about and, for some errors, why and when to retry. */
+export interface StatusDetails {
+  name?: string;
+  group?: string;
+  kind?: string;
+  uid?: string;
+  causes?: StatusCause[];
+  retryAfterSeconds?: number;
+}
+
+/** The `Status` object an API server sends with an error. */
+export interface KubeStatus {
+  apiVersion?: string;
+  kind?: string;
+  status?: string;
+  message?: string;
+  reason?: string;
+  details?: StatusDetails;
+  code?: number;
+}

@@ -120,7 +120,7 @@ describe('examples/configmap-rollout against the embedded API server', () => {
     await createConfigMap('one', { v: '1' });
     await createConfigMap('two', { v: '2' });
     await h.client.create(deploymentUsing('default', 'web', { volumes: [{ name: 'a', configMap: { name: 'one' } }] }));
-    h.server.faults.failNext(3, { status: 500, message: 'injected' }, { verb: 'patch', resource: 'deployments' });
+    h.server.faults.failNext(3, { code: 500, message: 'injected', verb: 'patch', resource: 'deployments' });
     start();
     await waitFor(() => settled(['web']), 'the stamp through the faults');
     expect(h.outcomes.filter((o) => o.result === 'error').length).to.be.greaterThan(0);

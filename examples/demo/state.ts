@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { findCondition, kubeTransport, type KubeObject } from 'rxkube';
+import { findCondition, kubeClient } from 'rxkube';
 import { claimant, specProblem } from '../podautoscaler/reconcile.js';
 import { FINALIZER, GROUP, SCALED_BY, type Deployment, type PodAutoscaler } from '../podautoscaler/types.js';
 
@@ -20,21 +20,11 @@ export const describeProblem = (p: Problem): string => `${p.object} ${p.message}
 
 /** Reads the demo namespace straight from the API server (not from any cache). */
 export function stateReader(kubeConfig: KubeConfig, namespace: string): (signal?: AbortSignal) => Promise<ClusterState> {
-  const transport = kubeTransport(kubeConfig);
-  const list = async <T extends KubeObject>(path: string, resource: string, signal?: AbortSignal): Promise<T[]> => {
-    const answer = await transport.request<{ items: T[] }>({
-      method: 'GET',
-      path,
-      ...(signal ? { signal } : {}),
-      describe: { verb: 'list', resource, namespace },
-    });
-    return answer.items;
-  };
-  const ns = encodeURIComponent(namespace);
+  const client = kubeClient(kubeConfig, { fieldManager: 'demo-reader' });
   return async (signal) => {
     const [autoscalers, deployments] = await Promise.all([
-      list<PodAutoscaler>(`/apis/${GROUP}/v1/namespaces/${ns}/podautoscalers`, `podautoscalers.${GROUP}`, signal),
-      list<Deployment>(`/apis/apps/v1/namespaces/${ns}/deployments`, 'deployments.apps', signal),
+      client.list<PodAutoscaler>({ apiVersion: `${GROUP}/v1`, kind: 'PodAutoscaler', namespace }, { signal }),
+      client.list<Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }, { signal }),
     ]);
     return { autoscalers, deployments };
   };

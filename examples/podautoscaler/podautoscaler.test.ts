@@ -163,8 +163,8 @@ describe('examples/podautoscaler against the embedded API server', () => {
   it('converges through failed writes and conflicts, and a restarted controller writes nothing when all is right', async () => {
     await createDeployment('web', 1);
     await createAutoscaler('web', 'web', 3);
-    h.server.faults.failNext(2, { status: 500, message: 'injected' }, { verb: 'patch', resource: 'deployments' });
-    h.server.faults.failNext(2, { status: 409, reason: 'Conflict', message: 'injected conflict' }, { verb: 'update', resource: 'podautoscalers/status' });
+    h.server.faults.failNext(2, { code: 500, message: 'injected', verb: 'patch', resource: 'deployments' });
+    h.server.faults.failNext(2, { code: 409, reason: 'Conflict', message: 'injected conflict', verb: 'update', resource: 'podautoscalers/status' });
     start();
     await waitFor(() => converged('web'), 'convergence through the faults');
     expect(h.server.requestLog.filter((r) => r.status === 500 || r.status === 409)).to.have.length(4);

@@ -106,7 +106,7 @@ describe('examples/podautoscaler: the reconcile in marble diagrams (rxkube/testi
   it('rescales on a spec change and retries a conflicting status write after client-go\'s 10 ms, inside one reconcile', async () => {
     const run = await runReconcile(options, (helpers) => {
       converged(helpers);
-      helpers.client.failNext(1, { code: 409, kind: 'PodAutoscaler', subresource: 'status' });
+      helpers.client.faults.failNext(1, { code: 409, kind: 'PodAutoscaler', subresource: 'status' });
       helpers.cluster('20ms a', { a: (kubectl) => kubectl.patchMerge(autoscalerRef('default', 'web'), { spec: { replicas: 5 } }) });
       // 21: the Deployment is scaled; 22: the status is read, 23: its write conflicts; 10 ms later
       // it is read again (answered at 34) and written (35). The run ends there, a success: the conflict
@@ -126,7 +126,7 @@ describe('examples/podautoscaler: the reconcile in marble diagrams (rxkube/testi
   it('backs off on a failing Deployment patch with the workqueue\'s delays (5, 10 ms) and records the Event once the patch went through', async () => {
     await runReconcile(options, (helpers) => {
       converged(helpers);
-      helpers.client.failNext(2, { code: 500, kind: 'Deployment' });
+      helpers.client.faults.failNext(2, { code: 500, kind: 'Deployment' });
       helpers.cluster('20ms a', { a: (kubectl) => kubectl.patchMerge(autoscalerRef('default', 'web'), { spec: { replicas: 4 } }) });
       // 21: 500; retried 5 ms later (answered at 27): 500; retried 10 ms later (answered at 38): scaled,
       // then the status read (39) and written (40).

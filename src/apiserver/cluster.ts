@@ -33,6 +33,29 @@ export interface WriteOptions extends WriteContext {
   dryRun?: boolean;
 }
 
+/** How a cluster keeps time and makes identities, and how strict it is about namespaces. */
+export interface ClusterOptions {
+  /** Changes kept for watch resume and consistent paging (see `ObjectStore`). */
+  historyWindow: number;
+  logger: Logger;
+  /** The clock of every timestamp it writes, ms since the epoch (default `Date.now`; virtual time in marble tests). */
+  now?: () => number;
+  /** Makes the uid of each created object (default random UUIDs; counted ones give reproducible tests). */
+  uid?: () => string;
+  /**
+   * Runs follow-up work on a later turn, as kube's asynchronous controllers
+   * do (default `setImmediate`); returns how to cancel it.
+   */
+  later?: (run: () => void) => () => void;
+  /** Whether a namespaced object needs its Namespace to exist, as kube's NamespaceLifecycle admission says (default true). */
+  requireNamespaces?: boolean;
+}
+
+function onNextTurn(run: () => void): () => void {
+  const immediate = setImmediate(run);
+  return () => clearImmediate(immediate);
+}
+
 /** The result of a write, as the request's version shows it. */
 export interface WriteResult {
   stored: StoredObject;
@@ -62,14 +85,22 @@ export class Cluster {
   private readonly queue: (() => void)[] = [];
   private settling = false;
   private readonly reactors: Reactor[];
-  private deferred: NodeJS.Immediate | undefined;
+  private cancelDeferred: (() => void) | undefined;
   private readonly deferredTasks: (() => void)[] = [];
+  private readonly logger: Logger;
+  /** The cluster's clock, ms since the epoch. */
+  readonly now: () => number;
+  private readonly uid: (() => string) | undefined;
+  private readonly later: (run: () => void) => () => void;
+  private readonly requireNamespaces: boolean;
 
-  constructor(
-    historyWindow: number,
-    private readonly logger: Logger,
-  ) {
-    this.store = new ObjectStore(historyWindow);
+  constructor(options: ClusterOptions) {
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+    this.uid = options.uid;
+    this.later = options.later ?? onNextTurn;
+    this.requireNamespaces = options.requireNamespaces ?? true;
+    this.store = new ObjectStore(options.historyWindow);
     this.reactors = [new GarbageCollector(this), new NamespaceController(this), new CrdController(this)];
     this.store.subscribe((event) => {
       this.hub.dispatch(event);
@@ -85,8 +116,8 @@ export class Cluster {
   /** Queues a follow-up write for the next turn of the event loop (kube's controllers are asynchronous). */
   defer(task: () => void): void {
     this.deferredTasks.push(task);
-    this.deferred ??= setImmediate(() => {
-      this.deferred = undefined;
+    this.cancelDeferred ??= this.later(() => {
+      this.cancelDeferred = undefined;
       const tasks = this.deferredTasks.splice(0);
       for (const t of tasks) this.enqueue(t);
       this.settle();
@@ -118,8 +149,8 @@ export class Cluster {
   }
 
   close(): void {
-    if (this.deferred !== undefined) clearImmediate(this.deferred);
-    this.deferred = undefined;
+    this.cancelDeferred?.();
+    this.cancelDeferred = undefined;
     this.deferredTasks.length = 0;
     this.queue.length = 0;
   }
@@ -149,8 +180,13 @@ export class Cluster {
     return this.registry.lookup('', 'v1', 'namespaces') as ResourceType;
   }
 
+  /** The time of a write, as kube writes `metav1.Time`. */
+  timestamp(): string {
+    return kubeTime(this.now());
+  }
+
   private checkNamespace(type: ResourceType, namespace: string | undefined): void {
-    if (!type.namespaced || namespace === undefined) return;
+    if (!type.namespaced || namespace === undefined || !this.requireNamespaces) return;
     const ns = this.find(this.namespaceType(), undefined, namespace);
     if (ns === undefined) throw notFound({ group: '', resource: 'namespaces' }, namespace);
     if (ns.object.metadata.deletionTimestamp !== undefined) {
@@ -206,7 +242,8 @@ export class Cluster {
   }
 
   createNow(type: ResourceType, namespace: string | undefined, body: unknown, options: WriteOptions): WriteResult {
-    const object = prepareCreate(type, body, type.namespaced ? namespace : undefined, { ...options, fieldsCache: this.fieldsCache });
+    const uid = options.uid ?? this.uid?.();
+    const object = prepareCreate(type, body, type.namespaced ? namespace : undefined, { ...options, ...(uid !== undefined ? { uid } : {}), fieldsCache: this.fieldsCache });
     this.validate(type, object);
     const name = object.metadata.name as string;
     this.checkNamespace(type, object.metadata.namespace);
@@ -253,7 +290,7 @@ export class Cluster {
     change(draft);
     const next = prepareUpdate(type, toVersion(type, live.object), draft, { namespace: live.object.metadata.namespace, name: live.object.metadata.name as string }, {
       manager,
-      now: kubeTime(Date.now()),
+      now: this.timestamp(),
       ownsBody: true,
       fieldsCache: this.fieldsCache,
     });
@@ -267,7 +304,7 @@ export class Cluster {
     const draft = { ...liveObject, metadata: { ...liveObject.metadata }, status };
     const next = prepareUpdate(type, liveObject, draft, { namespace: live.object.metadata.namespace, name: live.object.metadata.name as string }, {
       manager,
-      now: kubeTime(Date.now()),
+      now: this.timestamp(),
       subresource: 'status',
       ownsBody: true,
       fieldsCache: this.fieldsCache,
@@ -284,7 +321,7 @@ export class Cluster {
     else delete spec.finalizers;
     next.spec = spec;
     if (!contentChanged(live.object, next)) return live;
-    const now = kubeTime(Date.now());
+    const now = this.timestamp();
     const recorded = recordManagedFields({ before: live.object, after: next, manager, operation: 'Update', subresource: 'finalize', now, fieldsCache: this.fieldsCache });
     return this.commitUpdate(this.namespaceType(), live, recorded as KubeObject);
   }
@@ -299,7 +336,7 @@ export class Cluster {
       // kube's NamespaceLifecycle admission keeps these for ever.
       throw forbidden(this.gr(type), name, 'this namespace may not be deleted');
     }
-    const plan = deletionPlan(type, live.object, options, kubeTime(Date.now()));
+    const plan = deletionPlan(type, live.object, options, this.timestamp());
     if (options.dryRun) return { stored: plan.pending === undefined ? live : this.dryRunResult(plan.pending), deleted: plan.pending === undefined };
     const key = joinKey(live.object.metadata.namespace, name);
     if (plan.pending === undefined) {
@@ -309,18 +346,26 @@ export class Cluster {
     return { stored: this.store.commit(type.storageKey, key, plan.pending).current, deleted: false };
   }
 
-  /** Server-side writes for tests and benchmarks: create, or replace whatever is stored (no precondition). */
-  put(type: ResourceType, body: KubeObject, manager: string): StoredObject {
+  /**
+   * Server-side writes for tests and benchmarks: create, or replace whatever
+   * is stored (no precondition), status included. With `keepIdentity`, a new
+   * object keeps the uid and creationTimestamp the body carries (a test
+   * seeding owners and their dependents).
+   */
+  put(type: ResourceType, body: KubeObject, manager: string, options: { keepIdentity?: boolean } = {}): StoredObject {
     return this.settled(() => {
       const namespace = type.namespaced ? (body.metadata?.namespace ?? 'default') : undefined;
       const name = body.metadata?.name;
       const live = name === undefined ? undefined : this.find(type, namespace, name);
-      const options: WriteOptions = { manager, now: kubeTime(Date.now()) };
+      const write: WriteOptions = { manager, now: this.timestamp() };
       let stored: StoredObject;
-      if (live === undefined) stored = this.createNow(type, namespace, body, options).stored;
+      if (live === undefined) {
+        const { uid, creationTimestamp } = options.keepIdentity ? (body.metadata ?? {}) : {};
+        stored = this.createNow(type, namespace, body, { ...write, ...(uid ? { uid } : {}), ...(creationTimestamp ? { creationTimestamp } : {}) }).stored;
+      }
       else {
         const unconditional = { ...body, metadata: { ...body.metadata, resourceVersion: live.object.metadata.resourceVersion } };
-        stored = this.updateNow(type, namespace, name as string, unconditional, options).stored;
+        stored = this.updateNow(type, namespace, name as string, unconditional, write).stored;
       }
       const status = (body as unknown as { status?: unknown }).status;
       const current = this.find(type, namespace, name ?? (stored.object.metadata.name as string));

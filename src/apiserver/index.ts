@@ -1,3 +1,3 @@
 export * from './startApiServer.js';
-export type { Faults, FaultAnswer, RequestMatch } from './faults.js';
+export type { Fault, Faults, RequestFaults, RequestMatch } from './faults.js';
 export type { RequestLogEntry } from './http/requestLog.js';

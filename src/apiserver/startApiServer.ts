@@ -96,7 +96,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   const host = options.host ?? '127.0.0.1';
   const token = options.token;
-  const cluster = new Cluster(historyWindow, logger);
+  const cluster = new Cluster({ historyWindow, logger });
   const faults = new Faults(cluster.hub, cluster.store);
   const requestLog = new RequestLog();
   const sockets = new Set<Socket>();
@@ -114,7 +114,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     logger,
     token,
     requestLog,
-    startedAt: Date.now(),
+    now: cluster.now,
+    startedAt: cluster.now(),
     address: () => address,
     sleep: (ms) =>
       new Promise<void>((resolve) => {

@@ -74,7 +74,7 @@ describe('embedded API server: faults on demand', () => {
   });
 
   it('failNext answers the next matching requests with 429 and Retry-After, then recovers', async () => {
-    server.faults.failNext(2, { status: 429, retryAfterSeconds: 3 }, { verb: 'list', resource: 'configmaps' });
+    server.faults.failNext(2, { code: 429, retryAfterSeconds: 3, verb: 'list', resource: 'configmaps' });
     const first = await raw(server, 'GET', cmPath);
     expect(first.status).to.equal(429);
     expect(first.headers['retry-after']).to.equal('3');
@@ -95,7 +95,7 @@ describe('embedded API server: faults on demand', () => {
   });
 
   it('failNext leaves requests that do not match alone', async () => {
-    server.faults.failNext(1, { status: 500 }, { verb: 'create' });
+    server.faults.failNext(1, { code: 500, verb: 'create' });
     await core.listNamespacedConfigMap({ namespace: 'default' });
     const { code, body } = await failure(core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' } } }));
     expect(code).to.equal(500);
@@ -104,7 +104,7 @@ describe('embedded API server: faults on demand', () => {
   });
 
   it('failNext can fail a watch request, with a given reason and message', async () => {
-    server.faults.failNext(1, { status: 503, message: 'etcd is down' }, { verb: 'watch' });
+    server.faults.failNext(1, { code: 503, message: 'etcd is down', verb: 'watch' });
     const res = await raw(server, 'GET', watchPath(cmPath));
     expect(res.status).to.equal(503);
     expect(res.json()).to.deep.include({ reason: 'ServiceUnavailable', message: 'etcd is down' });
@@ -147,7 +147,7 @@ describe('embedded API server: faults on demand', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(w.events.length).to.equal(heard);
     expect(server.openWatches()).to.equal(1);
-    server.faults.unsilence();
+    server.faults.unsilenceWatches();
     await eventually(() => w.events.some((e) => e.type === 'ADDED' && e.object.metadata?.name === 'quiet'));
   });
 
@@ -162,7 +162,7 @@ describe('embedded API server: faults on demand', () => {
   });
 
   it('reset clears every fault', async () => {
-    server.faults.failNext(5, { status: 500 });
+    server.faults.failNext(5, { code: 500 });
     server.faults.forbid({ verb: 'get' });
     server.faults.latency(1000);
     server.faults.watch410AsHttpStatus(true);

@@ -58,7 +58,7 @@ describe('leaseClient against the embedded API server', () => {
   });
 
   it('turns a server error into a KubeApiError that names the call', async () => {
-    server.faults.failNext(1, { status: 500, message: 'etcd is on fire' }, { resource: 'leases' });
+    server.faults.failNext(1, { code: 500, message: 'etcd is on fire', resource: 'leases' });
     const failed = await lastValueFrom(client.get('default', 'lock')).catch((err: unknown) => err);
     expect(failed).to.be.instanceOf(KubeApiError);
     expect((failed as KubeApiError).code).to.equal(500);

@@ -163,7 +163,7 @@ describe('listWatch against the embedded API server', function () {
 
   it('waits out a 429 for at least its Retry-After', async () => {
     await create('a');
-    server.faults.failNext(1, { status: 429, retryAfterSeconds: 3 }, { verb: 'watch', resource: 'configmaps' });
+    server.faults.failNext(1, { code: 429, retryAfterSeconds: 3, verb: 'watch', resource: 'configmaps' });
     const i = informer({ backoff: { initialMs: 10, jitter: 0 } });
     await waitFor(() => requests('watch').length === 2, 'the retried watch');
     expect(i.retries).to.have.length(1);
@@ -174,7 +174,7 @@ describe('listWatch against the embedded API server', function () {
 
   it('backs off 500s with doubling delays, then recovers', async () => {
     await create('a');
-    server.faults.failNext(4, { status: 500, message: 'etcd is sad' }, { verb: 'list', resource: 'configmaps' });
+    server.faults.failNext(4, { code: 500, message: 'etcd is sad', verb: 'list', resource: 'configmaps' });
     const i = informer({ backoff: { initialMs: 800, jitter: 0 } });
     await waitFor(() => i.raw.some((e) => e.type === 'Synced'), 'the list after the failures');
     expect(i.retries.map((r) => [r.verb, r.code, r.delayMs])).to.deep.equal([

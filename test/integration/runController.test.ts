@@ -42,7 +42,7 @@ describe('runController in its own process', () => {
 
   it('closes its own Event recorder before done settles, so an Event waiting for a retry cannot keep the process alive', async () => {
     await server.kubeConfig().makeApiClient(CoreV1Api).createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' } } });
-    server.faults.failNext(1, { status: 503, message: 'busy' }, { verb: 'create', resource: 'events' });
+    server.faults.failNext(1, { code: 503, message: 'busy', verb: 'create', resource: 'events' });
     const proc = spawn(process.execPath, ['--import', 'tsx', recorderChild, server.url], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

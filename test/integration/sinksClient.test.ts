@@ -104,7 +104,7 @@ describe('sinks client against the embedded API server', () => {
 
     it('retries 409s with client-go DefaultRetry waits and succeeds when the conflicts stop', async () => {
       await client.create(cm('settings', { a: '1' }));
-      server.faults.failNext(3, { status: 409, reason: 'Conflict', message: 'the object has been modified' }, { verb: 'update' });
+      server.faults.failNext(3, { code: 409, reason: 'Conflict', message: 'the object has been modified', verb: 'update' });
       const { result, object } = await client.createOrUpdate(cm('settings'), (o) => {
         o.data = { a: '2' };
       });
@@ -117,7 +117,7 @@ describe('sinks client against the embedded API server', () => {
 
     it('gives up after 5 conflicting attempts with an error that says so', async () => {
       await client.create(cm('settings', { a: '1' }));
-      server.faults.failNext(5, { status: 409, reason: 'Conflict', message: 'the object has been modified' }, { verb: 'update' });
+      server.faults.failNext(5, { code: 409, reason: 'Conflict', message: 'the object has been modified', verb: 'update' });
       const err = await rejection(
         client.createOrUpdate(cm('settings'), (o) => {
           o.data = { a: '2' };
@@ -142,7 +142,7 @@ describe('sinks client against the embedded API server', () => {
         conflictBackoff: { steps: 3, duration: 100, factor: 2 },
       });
       await custom.create(cm('settings', { a: '1' }));
-      server.faults.failNext(3, { status: 409, reason: 'Conflict' }, { verb: 'update' });
+      server.faults.failNext(3, { code: 409, reason: 'Conflict', verb: 'update' });
       const err = await rejection(custom.createOrUpdate(cm('settings'), (o) => void (o.data = { a: '2' })));
       expect((err as ConflictRetriesExhaustedError).attempts).to.equal(3);
       expect(scheduler.delays).to.deep.equal([100, 200]);
@@ -173,6 +173,26 @@ describe('sinks client against the embedded API server', () => {
       expect(err).to.be.instanceOf(MutateIdentityError);
       expect((err as Error).message).to.match(/must not change the name or namespace \(default\/settings became default\/other\)/);
       expect(writes('configmaps')).to.deep.equal([]);
+    });
+  });
+
+  describe('list', () => {
+    it('reads every page straight from the server, in a namespace or all, with selectors, each item with its apiVersion and kind', async () => {
+      for (let i = 0; i < 520; i++) server.put({ version: 'v1', resource: 'configmaps' }, { ...cm(`c${String(i).padStart(3, '0')}`), metadata: { name: `c${String(i).padStart(3, '0')}`, namespace: 'default', labels: { even: String(i % 2 === 0) } } });
+      server.put({ version: 'v1', resource: 'configmaps' }, { ...cm('elsewhere'), metadata: { name: 'elsewhere', namespace: 'kube-system' } });
+      const all = await client.list<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' });
+      expect(all).to.have.length(520);
+      expect(all[0]).to.deep.include({ apiVersion: 'v1', kind: 'ConfigMap' });
+      expect(server.requestLog.filter((r) => r.verb === 'list').map((r) => r.query.limit)).to.deep.equal(['500', '500']);
+      const even = await client.list({ apiVersion: 'v1', kind: 'ConfigMap' }, { labelSelector: 'even=true' });
+      expect(even).to.have.length(260);
+      expect((await client.list({ apiVersion: 'v1', kind: 'ConfigMap' })).map((o) => o.metadata.namespace)).to.include('kube-system');
+    });
+
+    it('says which selector the server refused', async () => {
+      const err = await rejection(client.list({ apiVersion: 'v1', kind: 'ConfigMap' }, { labelSelector: 'a in (' }));
+      expect((err as KubeApiError).code).to.equal(400);
+      expect((err as KubeApiError).message).to.match(/^list configmaps: /);
     });
   });
 
@@ -319,7 +339,7 @@ describe('sinks client against the embedded API server', () => {
 
     it('waits the Retry-After of a 429 and resends, through the injected scheduler', async () => {
       await client.create(cm('settings', { a: '1' }));
-      server.faults.failNext(2, { status: 429, retryAfterSeconds: 2 }, { verb: 'get' });
+      server.faults.failNext(2, { code: 429, retryAfterSeconds: 2, verb: 'get' });
       const read = await client.get<ConfigMap>(cm('settings'));
       expect(read.data).to.deep.equal({ a: '1' });
       expect(scheduler.delays).to.deep.equal([2000, 2000]);
@@ -329,7 +349,7 @@ describe('sinks client against the embedded API server', () => {
     it('bounds the Retry-After it honours and how many times it resends', async () => {
       const bounded = kubeClient(server.kubeConfig(), { scheduler, logger: silentLogger, maxThrottleRetries: 2, maxRetryAfterSeconds: 5 });
       await bounded.create(cm('settings'));
-      server.faults.failNext(3, { status: 429, retryAfterSeconds: 600 }, { verb: 'get' });
+      server.faults.failNext(3, { code: 429, retryAfterSeconds: 600, verb: 'get' });
       const err = await rejection(bounded.get(cm('settings')));
       expect(isTooManyRequests(err)).to.equal(true);
       expect((err as KubeApiError).retryAfterSeconds).to.equal(600);
@@ -337,7 +357,7 @@ describe('sinks client against the embedded API server', () => {
     });
 
     it('does not resend a 500 that names no Retry-After', async () => {
-      server.faults.failNext(1, { status: 500 }, { verb: 'get' });
+      server.faults.failNext(1, { code: 500, verb: 'get' });
       const err = await rejection(client.get(cm('settings')));
       expect((err as KubeApiError).code).to.equal(500);
       expect(scheduler.delays).to.deep.equal([]);
@@ -356,7 +376,7 @@ describe('sinks client against the embedded API server', () => {
 
     it('stops waiting for a Retry-After when the signal aborts', async () => {
       const realTime = kubeClient(server.kubeConfig(), { logger: silentLogger });
-      server.faults.failNext(1, { status: 429, retryAfterSeconds: 600 }, { verb: 'get' });
+      server.faults.failNext(1, { code: 429, retryAfterSeconds: 600, verb: 'get' });
       const controller = new AbortController();
       const pending = rejection(realTime.get(cm('settings'), { signal: controller.signal }));
       while (!server.requestLog.some((r) => r.verb === 'get' && r.status === 429)) await new Promise((resolve) => setImmediate(resolve));

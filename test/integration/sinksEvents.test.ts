@@ -174,7 +174,7 @@ describe('event recorder against the embedded API server', () => {
   });
 
   it('retries a write the server could not take (503) after client-go-like waits, through the scheduler', async () => {
-    server.faults.failNext(2, { status: 503 }, { verb: 'create', resource: 'events' });
+    server.faults.failNext(2, { code: 503, verb: 'create', resource: 'events' });
     recorder.record(app, scaled);
     await recorder.flush();
     expect(events()).to.have.length(1);

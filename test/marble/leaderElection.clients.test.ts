@@ -38,7 +38,8 @@ describe('leaderElection: the test clients', () => {
     it('answers a stale update with 409 Conflict, a duplicate create with 409 AlreadyExists, a missing lease with 404', async () => {
       const client = inMemoryLeaseClient();
       const created = await lastValueFrom(client.create(heldBy('a')));
-      await lastValueFrom(client.update(created));
+      // A write that changes something (one that changes nothing keeps the resourceVersion, as in kube).
+      await lastValueFrom(client.update({ ...created, spec: { ...created.spec, holderIdentity: 'b' } }));
       const stale = await lastValueFrom(client.update(created)).catch((err: unknown) => err);
       expect(isConflict(stale)).to.equal(true);
       expect((stale as KubeApiError).message).to.match(/update leases\.coordination\.k8s\.io "default\/lock": Operation cannot be fulfilled/);

@@ -47,7 +47,7 @@ describe('leaderElection: options', () => {
 
   it('needs a kubeConfig or a client', () => {
     rejects({ client: undefined }, /pass a kubeConfig, or a client for the lease/);
-    rejects({ client: undefined, kubeConfig: new KubeConfig() }, /cannot use the kubeConfig: No active cluster!/);
+    rejects({ client: undefined, kubeConfig: new KubeConfig() }, /cannot use the kubeConfig: the kubeconfig has no current cluster/);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromOptions({
       clusters: [{ name: 'c', server: 'https://127.0.0.1:6443', skipTLSVerify: false }],

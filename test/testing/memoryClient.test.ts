@@ -144,7 +144,10 @@ describe('memoryClient: reads and writes as the API server answers them', () => 
     const owner = await client.create(widget('owner'));
     const ref = { apiVersion: 'example.com/v1', kind: 'Widget', name: 'owner', uid: owner.metadata.uid as string, controller: true };
     await client.create({ ...configMap('owned'), metadata: { ...configMap('owned').metadata, ownerReferences: [ref] } });
-    expect((await client.remove(owner, { propagationPolicy: 'Foreground' })).result).to.equal('deleted');
+    // As kube answers it: the owner waits for its foregroundDeletion finalizer; the collector has run before the answer.
+    const removed = await client.remove(owner, { propagationPolicy: 'Foreground' });
+    expect(removed.result).to.equal('deleting');
+    expect(removed.object?.metadata.finalizers).to.deep.equal(['foregroundDeletion']);
     expect(client.objects('v1', 'ConfigMap')).to.deep.equal([]);
     expect(client.objects('example.com/v1', 'Widget')).to.deep.equal([]);
   });
@@ -213,7 +216,7 @@ describe('memoryClient: what a test reads back and injects', () => {
 
   it('fails the next N writes with an injected status, records them as injected, and changes nothing meanwhile', async () => {
     const { client } = setup();
-    client.failNext(2, { code: 500, kind: 'ConfigMap' });
+    client.faults.failNext(2, { code: 500, kind: 'ConfigMap' });
     expect((await rejection(client.create(configMap('a'))) as KubeApiError).code).to.equal(500);
     await client.create(widget('w'));
     expect((await rejection(client.create(configMap('a'))) as KubeApiError).reason).to.equal('InternalError');
@@ -224,13 +227,39 @@ describe('memoryClient: what a test reads back and injects', () => {
       'ConfigMap 500 injected',
       'ConfigMap 201',
     ]);
-    expect(client.pendingFaults()).to.equal(0);
+    expect(client.faults.pending()).to.equal(0);
+  });
+
+  it('matches faults as the embedded HTTP server does: by verb (apply for server-side apply), name, kind and subresource', async () => {
+    const { client } = setup();
+    client.faults.failNext(1, { code: 500, verb: 'apply' });
+    client.faults.failNext(1, { code: 409, kind: 'Widget', name: 'b', subresource: 'status' });
+    await client.create(configMap('a'));
+    await client.patchMerge(configMap('a'), { data: { k: 'v' } });
+    const applied = await rejection(client.apply(configMap('a', { k: 'w' })));
+    expect((applied as KubeApiError).code).to.equal(500);
+    await client.create(widget('b'));
+    await client.patchStatus(widget('a'), { status: { ready: true } }).catch(() => undefined);
+    expect(isConflict(await rejection(client.patchStatus(widget('b'), { status: { ready: true } })))).to.equal(true);
+    expect(client.faults.pending()).to.equal(0);
+    expect(client.writes.filter((w) => w.injected).map((w) => `${w.verb}${w.subresource ? `/${w.subresource}` : ''} ${w.key} ${w.code}`)).to.deep.equal([
+      'apply default/a 500',
+      'patch/status default/b 409',
+    ]);
+  });
+
+  it('records reads and lists as requests, not as writes', async () => {
+    const { client } = setup();
+    await client.create(configMap('a'));
+    expect((await client.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' })).map((o) => o.metadata.name)).to.deep.equal(['a']);
+    expect(client.requests.map((r) => `${r.verb} ${r.key}`)).to.deep.equal(['create default/a', 'list default']);
+    expect(client.writes.map((r) => r.verb)).to.deep.equal(['create']);
   });
 
   it('retries an injected conflict inside createOrUpdate after exactly client-go\'s 10 ms, in virtual time', async () => {
     const { client, scheduler } = setup();
     client.seed(configMap('a', { k: '1' }));
-    client.failNext(1, { code: 409, verbs: ['update'] });
+    client.faults.failNext(1, { code: 409, verb: 'update' });
     let result: unknown;
     scheduler.schedule(() => {
       void client.createOrUpdate(configMap('a'), (o) => {
@@ -244,7 +273,7 @@ describe('memoryClient: what a test reads back and injects', () => {
 
   it('waits out a 429 with Retry-After and resends, as the real transport does', async () => {
     const { client, scheduler } = setup();
-    client.failNext(1, { code: 429, retryAfterSeconds: 2 });
+    client.faults.failNext(1, { code: 429, retryAfterSeconds: 2 });
     scheduler.schedule(() => void client.create(configMap('a')), 0);
     await runVirtualTime(scheduler);
     expect(client.writes.map((w) => `${w.at} ${w.code}`)).to.deep.equal(['0 429', '2000 201']);
@@ -270,10 +299,10 @@ describe('memoryClient: what a test reads back and injects', () => {
 
   it('lets someone else write through `as(manager)`, unrecorded and never faulted', async () => {
     const { client } = setup();
-    client.failNext(1, { code: 500 });
+    client.faults.failNext(1, { code: 500 });
     await client.as('kubectl').create(configMap('a'));
     expect(client.requests).to.deep.equal([]);
-    expect(client.pendingFaults()).to.equal(1);
+    expect(client.faults.pending()).to.equal(1);
     expect(client.object<KubeObject>(configMap('a'))?.metadata.managedFields?.map((m) => (m as { manager: string }).manager)).to.deep.equal(['kubectl']);
   });
 

@@ -80,7 +80,7 @@ describe('runReconcile: a reconcile marble-tested in virtual time', () => {
   it('retries after an injected 409 Conflict on a write, and the write then comes back through the watch', async () => {
     await runReconcile<ConfigMap>({ for: configMaps, reconcile: stampSeen }, ({ seed, client, expectOutcomes, expectWrites }) => {
       seed(configMap('web'));
-      client.failNext(1, { code: 409 });
+      client.faults.failNext(1, { code: 409, verb: 'update' });
       // 0: the update meets the conflict; 5: the retry writes; 5: its watch event reruns the key, which finds nothing to do.
       expectOutcomes('a 4ms (bc)', {
         a: { key: 'default/web', result: 'error', error: KubeApiError },
@@ -110,7 +110,7 @@ describe('runReconcile: a reconcile marble-tested in virtual time', () => {
       },
       ({ seed, client, expectOutcomes }) => {
         seed(configMap('web'));
-        client.failNext(2, { code: 409, kind: 'ConfigMap' });
+        client.faults.failNext(2, { code: 409, kind: 'ConfigMap' });
         expectOutcomes('a 4ms b 9ms (cd)', { a: 'default/web requeue', b: 'default/web requeue', c: 'default/web success', d: 'default/web success' });
       },
     );

@@ -4,8 +4,8 @@
  * kubectl's messages, client-node's `ApiException`) key on.
  */
 
-// The same Status shapes the client side reads (src/sinks/errors.ts): one declaration for both ends.
-import type { StatusCause, StatusDetails } from '../../sinks/client/errors.js';
+// The same Status shapes the client side reads: one declaration (src/types.ts) for both ends.
+import type { StatusCause, StatusDetails } from '../../types.js';
 
 export type { StatusCause, StatusDetails };
 

@@ -3,7 +3,6 @@ import type { Cluster, Reactor } from '../cluster.js';
 import { acceptedNames, crdResourceTypes, crdSpec, storageVersion } from '../api/crd.js';
 import { crdCleanupFinalizer } from '../writes/deletion.js';
 import { jsonEqual } from '../../util/json.js';
-import { kubeTime } from '../../util/time.js';
 import type { ChangeEvent } from '../storage/objectStore.js';
 import type { ResourceType } from '../api/resourceType.js';
 
@@ -85,7 +84,7 @@ export class CrdController implements Reactor {
       storedVersions?: string[];
     };
     const previous = new Map((current.conditions ?? []).map((c) => [c.type, c]));
-    const now = kubeTime(Date.now());
+    const now = this.cluster.timestamp();
     const condition = (c: Condition): Condition => {
       const before = previous.get(c.type);
       const same = before !== undefined && before.status === c.status && before.reason === c.reason && before.message === c.message;

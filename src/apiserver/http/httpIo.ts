@@ -41,11 +41,6 @@ export function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** Reads a body as UTF-8 text. */
-export async function readText(req: IncomingMessage): Promise<string> {
-  return (await readBody(req)).toString('utf8');
-}
-
 export const objectMediaTypes = ['application/json', 'application/yaml', protobufMediaType] as const;
 
 /** Parses a create/update body in JSON, YAML or (for the kinds kubectl builds) protobuf; other media types are 415, bad syntax 400. */
@@ -105,16 +100,37 @@ export function parseOptionalJson(text: string): unknown {
   return text.trim() === '' ? undefined : parseJson(text);
 }
 
-export function sendJsonText(res: ServerResponse, status: number, json: string, headers: Record<string, string | string[]> = {}): void {
-  if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(json), ...headers });
-  res.end(json);
+/**
+ * What the server answers to a request that is not a watch: a status, its
+ * headers and a body, built whole before anything is written, so that the
+ * same answer can go over HTTP or straight to an in-process client.
+ */
+export interface ApiResponse {
+  readonly status: number;
+  /** Besides `Content-Type` (JSON, unless set here) and `Content-Length`. */
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  readonly body: string;
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
-  sendJsonText(res, status, JSON.stringify(body), headers);
+export function jsonTextResponse(status: number, json: string, headers: Record<string, string | string[]> = {}): ApiResponse {
+  return { status, headers, body: json };
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string | string[]> = {}): ApiResponse {
+  return jsonTextResponse(status, JSON.stringify(body), headers);
+}
+
+export function errorResponse(error: ApiError): ApiResponse {
+  return jsonResponse(error.code, error.toStatus(), { ...error.headers });
+}
+
+/** Writes a whole answer on an HTTP response (unless one was already sent, or the socket is gone). */
+export function writeResponse(res: ServerResponse, response: ApiResponse): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(response.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(response.body), ...response.headers });
+  res.end(response.body);
 }
 
 export function sendError(res: ServerResponse, error: ApiError): void {
-  sendJson(res, error.code, error.toStatus(), { ...error.headers });
+  writeResponse(res, errorResponse(error));
 }

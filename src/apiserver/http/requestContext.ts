@@ -1,8 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../logger.js';
 import type { Cluster } from '../cluster.js';
 import { servesStoredForm, toVersion } from '../api/conversion.js';
-import type { Faults } from '../faults.js';
+import type { Faults, RequestFaults } from '../faults.js';
 import type { StoredObject } from '../storage/objectStore.js';
 import type { RequestLogEntry } from './requestLog.js';
 import type { ResourceType } from '../api/resourceType.js';
@@ -11,15 +11,24 @@ import type { ResourceType } from '../api/resourceType.js';
 
 export interface ServerContext {
   readonly cluster: Cluster;
-  readonly faults: Faults;
+  readonly faults: RequestFaults;
   readonly bookmarkIntervalMs: number;
   readonly logger: Logger;
 }
 
+/** The headers the server reads, whether the request came over HTTP or from an in-process client. */
+export interface RequestHeaders {
+  readonly accept?: string;
+  readonly contentType?: string;
+  readonly userAgent?: string;
+  readonly authorization?: string;
+}
+
+/** A request addressed to one resource, with everything its handler reads. */
 export interface ResourceRequest {
   readonly server: ServerContext;
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
+  readonly method: string;
+  readonly headers: RequestHeaders;
   readonly query: URLSearchParams;
   readonly type: ResourceType;
   readonly namespace: string | undefined;
@@ -29,6 +38,18 @@ export interface ResourceRequest {
   readonly log: RequestLogEntry;
   /** Warnings for the client, sent as `Warning: 299 - "..."` headers. */
   readonly warnings: string[];
+}
+
+/** A request with a body, read in full (empty when it has none). */
+export interface BodyRequest extends ResourceRequest {
+  readonly body: Buffer;
+}
+
+/** A watch: the only answer written as it goes, so it holds the HTTP response itself. */
+export interface WatchRequest extends ResourceRequest {
+  readonly res: ServerResponse;
+  /** The faults of the server's watches (silenced, 410 as HTTP). */
+  readonly watchFaults: Faults;
 }
 
 /** The `Warning` headers for a request's warnings (kube's format: code 299, agent "-"). */

@@ -1,13 +1,12 @@
 import type { KubeObject } from '../../types.js';
 import { toVersion } from '../api/conversion.js';
 import { parseDeleteOptions } from '../writes/deletion.js';
-import { mediaType, parseJson, parseObjectBody, parseOptionalJson, parseYamlBody, readBody, readText, sendJson, sendJsonText } from './httpIo.js';
+import { jsonResponse, jsonTextResponse, mediaType, parseJson, parseObjectBody, parseOptionalJson, parseYamlBody, type ApiResponse } from './httpIo.js';
 import { isPlainObject } from '../../util/json.js';
 import { listPage, type ListPage } from '../storage/list.js';
 import { managerFromUserAgent } from '../writes/objectMeta.js';
-import { kubeTime } from '../../util/time.js';
 import { acceptedPatchTypes, applyPatch, applyPatchType, PatchError } from '../writes/patch.js';
-import { objectJson, warningHeaders, type ResourceRequest } from './requestContext.js';
+import { objectJson, warningHeaders, type BodyRequest, type ResourceRequest } from './requestContext.js';
 import { apiVersionOf, type ResourceType } from '../api/resourceType.js';
 import { parseFilter } from '../selectors/selectors.js';
 import { ApplyConflictError, serverSideApply } from '../writes/serverSideApply.js';
@@ -25,13 +24,13 @@ import { resetFieldsFor } from '../writes/writes.js';
  */
 
 function writeOptions(r: ResourceRequest): WriteOptions {
-  const manager = r.query.get('fieldManager') ?? managerFromUserAgent(r.req.headers['user-agent']);
+  const manager = r.query.get('fieldManager') ?? managerFromUserAgent(r.headers.userAgent);
   if (manager.length > 128) {
     throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
       { field: 'fieldManager', type: 'Too long', detail: 'may not be more than 128 bytes' },
     ]);
   }
-  const options: WriteOptions = { manager, now: kubeTime(Date.now()), dryRun: r.query.getAll('dryRun').includes('All'), warnings: r.warnings };
+  const options: WriteOptions = { manager, now: r.server.cluster.timestamp(), dryRun: r.query.getAll('dryRun').includes('All'), warnings: r.warnings };
   if (r.subresource === 'status') options.subresource = 'status';
   const validation = r.query.get('fieldValidation');
   if (validation !== null && validation !== '') {
@@ -50,20 +49,15 @@ function requireName(r: ResourceRequest): string {
   return r.name;
 }
 
-function sendObject(r: ResourceRequest, status: number, json: string): void {
-  r.log.status = status;
-  sendJsonText(r.res, status, json, warningHeaders(r.warnings));
+function objectResponse(r: ResourceRequest, status: number, json: string): ApiResponse {
+  return jsonTextResponse(status, json, warningHeaders(r.warnings));
 }
 
-export function handleGet(r: ResourceRequest): void {
+export function handleGet(r: ResourceRequest): ApiResponse {
   const stored = r.server.cluster.get(r.type, r.namespace, requireName(r));
-  const table = tableOptions(r.req.headers.accept, r.query);
-  if (table !== undefined) {
-    r.log.status = 200;
-    sendJson(r.res, 200, toTable(r.type, [stored], { rv: stored.rv }, table));
-    return;
-  }
-  sendObject(r, 200, objectJson(r.type, stored));
+  const table = tableOptions(r.headers.accept, r.query);
+  if (table !== undefined) return jsonResponse(200, toTable(r.type, [stored], { rv: stored.rv }, table));
+  return objectResponse(r, 200, objectJson(r.type, stored));
 }
 
 function listJson(type: ResourceType, page: ListPage): string {
@@ -80,7 +74,7 @@ function parseLimit(text: string | null): number | undefined {
   return Number(text);
 }
 
-export function handleList(r: ResourceRequest): void {
+export function handleList(r: ResourceRequest): ApiResponse {
   const filter = parseFilter(r.type, r.query.get('labelSelector'), r.query.get('fieldSelector'));
   const page = listPage(r.server.cluster.store, r.type, {
     namespace: r.namespace,
@@ -90,36 +84,34 @@ export function handleList(r: ResourceRequest): void {
     resourceVersion: r.query.get('resourceVersion') ?? undefined,
     resourceVersionMatch: r.query.get('resourceVersionMatch') ?? undefined,
   });
-  const table = tableOptions(r.req.headers.accept, r.query);
+  const table = tableOptions(r.headers.accept, r.query);
   if (table !== undefined) {
-    r.log.status = 200;
-    sendJson(r.res, 200, toTable(r.type, page.items, { rv: page.rv, continueToken: page.continueToken, remainingItemCount: page.remainingItemCount }, table));
-    return;
+    return jsonResponse(200, toTable(r.type, page.items, { rv: page.rv, continueToken: page.continueToken, remainingItemCount: page.remainingItemCount }, table));
   }
-  sendObject(r, 200, listJson(r.type, page));
+  return objectResponse(r, 200, listJson(r.type, page));
 }
 
-export async function handleCreate(r: ResourceRequest): Promise<void> {
+export function handleCreate(r: BodyRequest): ApiResponse {
   if (r.subresource !== undefined || r.name !== undefined) throw methodNotAllowed();
   if (r.type.namespaced && r.namespace === undefined) throw methodNotAllowed();
-  const body = parseObjectBody(await readBody(r.req), r.req.headers['content-type']);
+  const body = parseObjectBody(r.body, r.headers.contentType);
   const result = r.server.cluster.create(r.type, r.namespace, body, { ...writeOptions(r), ownsBody: true });
-  sendObject(r, 201, objectJson(r.type, result.stored));
+  return objectResponse(r, 201, objectJson(r.type, result.stored));
 }
 
-export async function handleUpdate(r: ResourceRequest): Promise<void> {
+export function handleUpdate(r: BodyRequest): ApiResponse {
   const name = requireName(r);
-  const body = parseObjectBody(await readBody(r.req), r.req.headers['content-type']);
+  const body = parseObjectBody(r.body, r.headers.contentType);
   if (r.subresource === 'scale') return scaleHandlers.update(r, body, writeOptions(r));
   if (r.subresource === 'finalize') {
     const live = r.server.cluster.get(r.type, undefined, name);
     const finalizers = isPlainObject(body) && isPlainObject(body.spec) && Array.isArray(body.spec.finalizers) ? body.spec.finalizers : [];
     const stored = r.server.cluster.finalizeNamespace(live, finalizers.map(String), writeOptions(r).manager);
     r.server.cluster.settle();
-    return sendObject(r, 200, objectJson(r.type, stored));
+    return objectResponse(r, 200, objectJson(r.type, stored));
   }
   const result = r.server.cluster.update(r.type, r.namespace, name, body, { ...writeOptions(r), ownsBody: true });
-  sendObject(r, 200, objectJson(r.type, result.stored));
+  return objectResponse(r, 200, objectJson(r.type, result.stored));
 }
 
 function patchErrorToApi(error: unknown): unknown {
@@ -151,14 +143,14 @@ function checkApplyBody(r: ResourceRequest, body: unknown, name: string): KubeOb
   return { ...body, metadata: { ...meta, name, ...(r.type.namespaced ? { namespace: r.namespace } : {}) } } as KubeObject;
 }
 
-export async function handlePatch(r: ResourceRequest): Promise<void> {
+export function handlePatch(r: BodyRequest): ApiResponse {
   const name = requireName(r);
-  const contentType = mediaType(r.req.headers['content-type']);
+  const contentType = mediaType(r.headers.contentType);
   const accepted = acceptedPatchTypes(r.type.builtin);
   if (!accepted.includes(contentType) && !(contentType === 'application/strategic-merge-patch+json')) {
     throw unsupportedMediaType(contentType, accepted);
   }
-  const text = await readText(r.req);
+  const text = r.body.toString('utf8');
   const options = writeOptions(r);
   const cluster = r.server.cluster;
   const apply = contentType === applyPatchType;
@@ -199,14 +191,14 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     const applyOptions = { ...options, managedFieldsDone: true };
     if (live === undefined) {
       const created = cluster.create(r.type, r.namespace, result.object, applyOptions);
-      return sendObject(r, 201, objectJson(r.type, created.stored));
+      return objectResponse(r, 201, objectJson(r.type, created.stored));
     }
     // The apply's own resourceVersion, if it gave one, is a precondition; else it applies to the live version.
     const next = result.object as KubeObject;
     const rv = applied.metadata.resourceVersion;
     const body = { ...next, metadata: { ...next.metadata, resourceVersion: rv === undefined || rv === '' ? live.object.metadata.resourceVersion : rv } };
     const updated = cluster.update(r.type, r.namespace, name, body, applyOptions);
-    return sendObject(r, 200, objectJson(r.type, updated.stored));
+    return objectResponse(r, 200, objectJson(r.type, updated.stored));
   }
   const body = parseJson(text);
   if (r.subresource === 'scale') return scaleHandlers.patch(r, contentType, body, options);
@@ -218,7 +210,7 @@ export async function handlePatch(r: ResourceRequest): Promise<void> {
     throw patchErrorToApi(error);
   }
   const result = cluster.update(r.type, r.namespace, name, patched, options);
-  sendObject(r, 200, objectJson(r.type, result.stored));
+  return objectResponse(r, 200, objectJson(r.type, result.stored));
 }
 
 /** Kube answers an immediate delete with the object for pods and custom resources, with a Status for the rest. */
@@ -226,23 +218,22 @@ function returnsDeletedObject(type: ResourceType): boolean {
   return !type.builtin || (type.group === '' && type.resource === 'pods');
 }
 
-export async function handleDelete(r: ResourceRequest): Promise<void> {
+export function handleDelete(r: BodyRequest): ApiResponse {
   const name = requireName(r);
   if (r.subresource !== undefined) throw methodNotAllowed();
-  const options = parseDeleteOptions(parseOptionalJson(await readText(r.req)), r.query);
+  const options = parseDeleteOptions(parseOptionalJson(r.body.toString('utf8')), r.query);
   const result = r.server.cluster.delete(r.type, r.namespace, name, options);
-  if (!result.deleted || returnsDeletedObject(r.type)) return sendObject(r, 200, objectJson(r.type, result.stored));
+  if (!result.deleted || returnsDeletedObject(r.type)) return objectResponse(r, 200, objectJson(r.type, result.stored));
   const details: Record<string, string> = { name, kind: r.type.resource };
   if (r.type.group !== '') details.group = r.type.group;
   if (result.stored.object.metadata.uid !== undefined) details.uid = result.stored.object.metadata.uid;
-  r.log.status = 200;
-  sendJson(r.res, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
+  return jsonResponse(200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details });
 }
 
-export async function handleDeleteCollection(r: ResourceRequest): Promise<void> {
+export function handleDeleteCollection(r: BodyRequest): ApiResponse {
   if (r.subresource !== undefined) throw methodNotAllowed();
   if (r.type.namespaced && r.namespace === undefined) throw methodNotAllowed();
-  const options = parseDeleteOptions(parseOptionalJson(await readText(r.req)), r.query);
+  const options = parseDeleteOptions(parseOptionalJson(r.body.toString('utf8')), r.query);
   const filter = parseFilter(r.type, r.query.get('labelSelector'), r.query.get('fieldSelector'));
   const cluster = r.server.cluster;
   const page = listPage(cluster.store, r.type, {
@@ -262,5 +253,5 @@ export async function handleDeleteCollection(r: ResourceRequest): Promise<void> 
       if (!(error instanceof ApiError && error.code === 404)) throw error;
     }
   }
-  sendObject(r, 200, listJson(r.type, { rv: cluster.store.resourceVersion, items: deleted }));
+  return objectResponse(r, 200, listJson(r.type, { rv: cluster.store.resourceVersion, items: deleted }));
 }

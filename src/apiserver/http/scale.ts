@@ -1,7 +1,7 @@
 import type { KubeObject } from '../../types.js';
 import type { WriteOptions } from '../cluster.js';
 import { toVersion } from '../api/conversion.js';
-import { sendJson } from './httpIo.js';
+import { jsonResponse, type ApiResponse } from './httpIo.js';
 import { cloneJson, isPlainObject } from '../../util/json.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../selectors/labelSelector.js';
 import { applyPatch, PatchError } from '../writes/patch.js';
@@ -76,7 +76,7 @@ function scaled(r: ResourceRequest): ResourceType['scale'] & object {
   return r.type.scale;
 }
 
-function applyScale(r: ResourceRequest, scale: unknown, options: WriteOptions): void {
+function applyScale(r: ResourceRequest, scale: unknown, options: WriteOptions): ApiResponse {
   const spec = scaled(r);
   const name = r.name as string;
   if (!isPlainObject(scale)) throw badRequest('the body of a scale request must be a Scale object');
@@ -96,21 +96,19 @@ function applyScale(r: ResourceRequest, scale: unknown, options: WriteOptions): 
   const next = cloneJson(toVersion(r.type, live.object)) as unknown as Plain;
   writePath(next, spec.specReplicasPath, replicas);
   const stored = cluster.update(r.type, r.namespace, name, next, { ...options, subresource: undefined }).stored;
-  r.log.status = 200;
-  sendJson(r.res, 200, scaleOf(r.type, toVersion(r.type, stored.object)));
+  return jsonResponse(200, scaleOf(r.type, toVersion(r.type, stored.object)));
 }
 
 export const scaleHandlers = {
-  get(r: ResourceRequest): void {
+  get(r: ResourceRequest): ApiResponse {
     scaled(r);
     const live = r.server.cluster.get(r.type, r.namespace, r.name as string);
-    r.log.status = 200;
-    sendJson(r.res, 200, scaleOf(r.type, toVersion(r.type, live.object)));
+    return jsonResponse(200, scaleOf(r.type, toVersion(r.type, live.object)));
   },
-  update(r: ResourceRequest, body: unknown, options: WriteOptions): void {
-    applyScale(r, body, options);
+  update(r: ResourceRequest, body: unknown, options: WriteOptions): ApiResponse {
+    return applyScale(r, body, options);
   },
-  patch(r: ResourceRequest, contentType: string, body: unknown, options: WriteOptions): void {
+  patch(r: ResourceRequest, contentType: string, body: unknown, options: WriteOptions): ApiResponse {
     scaled(r);
     const live = r.server.cluster.get(r.type, r.namespace, r.name as string);
     let patched: object;
@@ -120,6 +118,6 @@ export const scaleHandlers = {
       if (error instanceof PatchError) throw new ApiError(error.code, error.reason, error.message);
       throw error;
     }
-    applyScale(r, patched, options);
+    return applyScale(r, patched, options);
   },
 };

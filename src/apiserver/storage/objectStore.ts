@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../types.js';
 import { HistoryRing } from './historyRing.js';
-import { deepFreeze } from '../../util/json.js';
+import { cloneJson, deepFreeze } from '../../util/json.js';
 import { StoredJson } from './storedJson.js';
 import { expired, tooOldResourceVersion } from '../api/statusError.js';
 
@@ -117,9 +117,13 @@ export class ObjectStore {
     return this.rv;
   }
 
-  /** Called after every change, in commit order. */
-  subscribe(listener: (event: ChangeEvent) => void): void {
+  /** Called after every change, in commit order; returns the function that stops it. */
+  subscribe(listener: (event: ChangeEvent) => void): () => void {
     this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at !== -1) this.listeners.splice(at, 1);
+    };
   }
 
   get(storageKey: string, key: string): StoredObject | undefined {
@@ -280,6 +284,36 @@ export class ObjectStore {
       }
       set.add(id);
     }
+  }
+
+  /**
+   * Sets (or, `object` undefined, removes) an object exactly as given,
+   * resourceVersion included, with no change event and no history: the
+   * store then holds what a scripted watch in a test says the server holds.
+   * The counter moves past a numeric resourceVersion it is given, so later
+   * writes never reuse one.
+   */
+  restore(storageKey: string, key: string, object: KubeObject | undefined): void {
+    let bucket = this.buckets.get(storageKey);
+    if (bucket === undefined) {
+      bucket = { objects: new Map(), lastRv: 0, sorted: undefined };
+      this.buckets.set(storageKey, bucket);
+    }
+    const prev = bucket.objects.get(key);
+    if (object === undefined) {
+      if (prev === undefined) return;
+      bucket.objects.delete(key);
+      bucket.sorted = undefined;
+      this.reindex(storageKey, key, prev.object, undefined);
+      return;
+    }
+    const rv = Number(object.metadata.resourceVersion);
+    if (Number.isSafeInteger(rv) && rv > this.rv) this.rv = rv;
+    const copy = cloneJson(object);
+    const stored = new StoredObject(JSON.stringify(copy), Number.isSafeInteger(rv) ? rv : this.rv, deepFreeze(copy));
+    if (prev === undefined) bucket.sorted = undefined;
+    bucket.objects.set(key, stored);
+    this.reindex(storageKey, key, prev?.object, stored.object);
   }
 
   /** Forgets all history: every older resourceVersion becomes 410 Expired. */

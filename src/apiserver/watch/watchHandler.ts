@@ -1,6 +1,6 @@
 import { parseResourceVersion } from '../storage/list.js';
 import type { StoredObject } from '../storage/objectStore.js';
-import type { ResourceRequest } from '../http/requestContext.js';
+import type { WatchRequest } from '../http/requestContext.js';
 import { apiVersionOf } from '../api/resourceType.js';
 import { escapeFieldValue } from '../selectors/fieldSelector.js';
 import { isSelective, matchesFilter, parseFilter } from '../selectors/selectors.js';
@@ -49,8 +49,9 @@ function checkStreamingOptions(sendInitial: string | null, match: string | null,
   }
 }
 
-export function handleWatch(r: ResourceRequest): void {
-  const { cluster, faults } = r.server;
+export function handleWatch(r: WatchRequest): void {
+  const { cluster } = r.server;
+  const faults = r.watchFaults;
   const store = cluster.store;
   const q = r.query;
   let fieldText = q.get('fieldSelector');
@@ -81,14 +82,14 @@ export function handleWatch(r: ResourceRequest): void {
     }
   }
 
-  if (r.req.method === 'HEAD') {
+  if (r.method === 'HEAD') {
     // The head a watch would get, and the end: a stream that never ends would hold the connection for ever.
     r.log.status = 200;
     r.res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' });
     r.res.end();
     return;
   }
-  const table = tableOptions(r.req.headers.accept, q);
+  const table = tableOptions(r.headers.accept, q);
   const namespace = r.type.namespaced ? r.namespace : undefined;
   let initial: StoredObject[] | undefined;
   if (startsWithState) {

@@ -35,6 +35,10 @@ export interface WriteContext {
   warnings?: string[];
   /** The server's cache of decoded and encoded managedFields. */
   fieldsCache?: FieldsV1Cache;
+  /** For a create: the uid to give the object (default a random UUID). */
+  uid?: string;
+  /** For a create: its creationTimestamp, when not `now` (an object restored as it was). */
+  creationTimestamp?: string;
 }
 
 type Plain = Record<string, unknown>;
@@ -189,8 +193,8 @@ export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: s
   }
   invalidIf(type, meta.name ?? '', metadataErrors(type, meta));
   normalizeMetadata(obj);
-  meta.uid = randomUUID();
-  meta.creationTimestamp = ctx.now;
+  meta.uid = ctx.uid ?? randomUUID();
+  meta.creationTimestamp = ctx.creationTimestamp ?? ctx.now;
   if (tracksGeneration(type)) meta.generation = 1;
   else delete meta.generation;
   delete meta.resourceVersion;

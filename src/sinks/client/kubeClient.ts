@@ -1,10 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { SchedulerLike } from 'rxjs';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { silentLogger, type Logger } from '../../logger.js';
 import { type KubeObject, resourceName } from '../../types.js';
 import { isNotFound, type RequestDescription } from './errors.js';
-import { kubeTransport, type KubeTransport, type KubeTransportOptions } from './kubeTransport.js';
-import { ResourceResolver, resourcePath, type ResourceInfo } from './resources.js';
+import { retryThrottled, transportFor, type KubeRequest, type KubeTransport, type ThrottleRetryOptions } from './kubeTransport.js';
+import { abortableValue } from '../../util/wait.js';
+import { ResourceResolver, resourcePath, type KindResolver, type ResourceInfo } from './resources.js';
 import {
   createOrUpdateOnce,
   InvalidTargetError,
@@ -52,6 +53,19 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Which objects of a kind `list` reads: all, or those in a namespace, matching selectors. */
+export interface ListTarget {
+  apiVersion: string;
+  kind: string;
+  /** One namespace (namespaced kinds only); omitted for all namespaces. */
+  namespace?: string;
+}
+
+export interface ListOptions extends CallOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
 export interface WriteOptions extends CallOptions {
   /** The field manager recorded for this write (default: the client's). */
   fieldManager?: string;
@@ -72,15 +86,18 @@ export interface RemoveOptions extends CallOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
-export interface KubeClientOptions extends KubeTransportOptions {
+export interface KubeClientOptions extends Partial<Pick<ThrottleRetryOptions, 'maxThrottleRetries' | 'maxRetryAfterSeconds'>> {
   /** The field manager for writes and server-side apply (default `rxkube`). */
   fieldManager?: string;
   /** How 409 Conflicts are retried (default client-go's `retry.DefaultRetry`: 5 attempts, 10 ms apart, 10 % jitter). */
   conflictBackoff?: Partial<ConflictBackoff>;
   /** Source of backoff jitter in [0, 1) (default `Math.random`). */
   random?: () => number;
+  /** Where the waits for conflict retries and Retry-After happen (default `asyncScheduler`: real time). */
   scheduler?: SchedulerLike;
   logger?: Logger;
+  /** Where kinds are looked up (default: the server's discovery, through the same transport). */
+  resolver?: KindResolver;
 }
 
 /**
@@ -133,6 +150,12 @@ export interface KubeClient {
   ): Promise<T>;
   /** Deletes the object; an object already gone is `absent`, not an error. */
   remove<T extends KubeObject>(target: ObjectTarget, options?: RemoveOptions): Promise<RemoveResult<T>>;
+  /**
+   * Lists objects straight from the server (a strongly consistent read,
+   * unlike the cache), page by page until the last; each item gets the
+   * `apiVersion` and `kind` the server leaves off list items.
+   */
+  list<T extends KubeObject>(target: ListTarget, options?: ListOptions): Promise<T[]>;
   /** Where a kind lives (discovery, cached). */
   resource(apiVersion: string, kind: string, options?: CallOptions): Promise<ResourceInfo>;
 }
@@ -141,11 +164,24 @@ function contentTypeForPatch(patch: object | readonly JsonPatchOperation[]): str
   return Array.isArray(patch) ? 'application/json-patch+json' : 'application/merge-patch+json';
 }
 
-export function kubeClient(kubeConfig: KubeConfig, options: KubeClientOptions = {}): KubeClient {
+/**
+ * The client over a kubeconfig (HTTP, with its credentials), or over any
+ * `KubeTransport`: `rxkube/testing`'s memory client is this same client
+ * over the embedded API server's request handling in process.
+ */
+export function kubeClient(server: KubeConfig | KubeTransport, options: KubeClientOptions = {}): KubeClient {
   const logger = options.logger ?? silentLogger;
   const defaultFieldManager = options.fieldManager ?? 'rxkube';
-  const transport: KubeTransport = kubeTransport(kubeConfig, { ...options, logger });
-  const resolver = new ResourceResolver(transport);
+  const transport = transportFor(server);
+  const throttle: ThrottleRetryOptions = {
+    scheduler: options.scheduler ?? asyncScheduler,
+    logger,
+    ...(options.maxThrottleRetries !== undefined ? { maxThrottleRetries: options.maxThrottleRetries } : {}),
+    ...(options.maxRetryAfterSeconds !== undefined ? { maxRetryAfterSeconds: options.maxRetryAfterSeconds } : {}),
+  };
+  const send = <T>(request: KubeRequest, signal: AbortSignal | undefined): Promise<T> =>
+    abortableValue(transport.send<T>(request).pipe(retryThrottled<T>(request, throttle)), signal);
+  const resolver: KindResolver = options.resolver ?? new ResourceResolver(send);
 
   interface Addressed {
     info: ResourceInfo;
@@ -187,32 +223,36 @@ export function kubeClient(kubeConfig: KubeConfig, options: KubeClientOptions = 
 
   const get = async <T extends KubeObject>(target: ObjectTarget, o?: CallOptions): Promise<T> => {
     const a = await address(target, o?.signal);
-    return transport.request<T>({ method: 'GET', path: a.path(), signal: o?.signal, describe: a.describe('get') });
+    return send<T>({ method: 'GET', path: a.path(), describe: a.describe('get') }, o?.signal);
   };
 
   const create = async <T extends KubeObject>(object: T, o?: WriteOptions): Promise<T> => {
     const a = await address(object, o?.signal);
     const ns = a.info.namespaced ? a.ref.namespace : undefined;
-    return transport.request<T>({
-      method: 'POST',
-      path: resourcePath(a.info, ns),
-      query: { fieldManager: manager(o) },
-      body: object,
-      signal: o?.signal,
-      describe: a.describe('create'),
-    });
+    return send<T>(
+      {
+        method: 'POST',
+        path: resourcePath(a.info, ns),
+        query: { fieldManager: manager(o) },
+        body: object,
+        describe: a.describe('create'),
+      },
+      o?.signal,
+    );
   };
 
   const put = async <T extends KubeObject>(object: T, o: WriteOptions | undefined, subresource?: 'status'): Promise<T> => {
     const a = await address(object, o?.signal);
-    return transport.request<T>({
-      method: 'PUT',
-      path: a.path(subresource),
-      query: { fieldManager: manager(o) },
-      body: object,
-      signal: o?.signal,
-      describe: a.describe('update', subresource),
-    });
+    return send<T>(
+      {
+        method: 'PUT',
+        path: a.path(subresource),
+        query: { fieldManager: manager(o) },
+        body: object,
+        describe: a.describe('update', subresource),
+      },
+      o?.signal,
+    );
   };
 
   const patch = async <T extends KubeObject>(
@@ -225,15 +265,17 @@ export function kubeClient(kubeConfig: KubeConfig, options: KubeClientOptions = 
       throw new TypeError(`a patch must be an object (merge patch) or an array of operations (JSON patch), got ${String(body)}`);
     }
     const a = await address(target, o?.signal);
-    return transport.request<T>({
-      method: 'PATCH',
-      path: a.path(subresource),
-      query: { fieldManager: manager(o) },
-      body,
-      contentType: contentTypeForPatch(body),
-      signal: o?.signal,
-      describe: a.describe('patch', subresource),
-    });
+    return send<T>(
+      {
+        method: 'PATCH',
+        path: a.path(subresource),
+        query: { fieldManager: manager(o) },
+        body,
+        contentType: contentTypeForPatch(body),
+        describe: a.describe('patch', subresource),
+      },
+      o?.signal,
+    );
   };
 
   // The read-mutate-write steps (createOrUpdate, updateStatus) over this client's requests.
@@ -251,7 +293,7 @@ export function kubeClient(kubeConfig: KubeConfig, options: KubeClientOptions = 
     if (o?.preconditions !== undefined) body.preconditions = o.preconditions;
     let answer: T | { kind?: string; metadata?: undefined } | undefined;
     try {
-      answer = await transport.request({ method: 'DELETE', path: a.path(), body, signal: o?.signal, describe: a.describe('delete') });
+      answer = await send({ method: 'DELETE', path: a.path(), body, describe: a.describe('delete') }, o?.signal);
     } catch (err) {
       if (isNotFound(err)) return { result: 'absent' };
       throw err;
@@ -263,24 +305,48 @@ export function kubeClient(kubeConfig: KubeConfig, options: KubeClientOptions = 
     return { result: pending ? 'deleting' : 'deleted', object: answer as T };
   }
 
+  async function list<T extends KubeObject>(target: ListTarget, o?: ListOptions): Promise<T[]> {
+    const info = await resolver.resolve(target.apiVersion, target.kind, o?.signal);
+    const namespace = info.namespaced ? target.namespace : undefined;
+    const items: T[] = [];
+    let token: string | undefined;
+    do {
+      const page: { items?: T[] | null; metadata?: { continue?: string } } = await send(
+        {
+          method: 'GET',
+          path: resourcePath(info, namespace),
+          query: { labelSelector: o?.labelSelector, fieldSelector: o?.fieldSelector, limit: '500', continue: token },
+          describe: { verb: 'list', resource: resourceName(info), namespace },
+        },
+        o?.signal,
+      );
+      for (const item of page.items ?? []) items.push({ ...item, apiVersion: target.apiVersion, kind: target.kind });
+      token = page.metadata?.continue || undefined;
+    } while (token !== undefined);
+    return items;
+  }
+
   return {
     get,
     create,
+    list,
     update: (object, o) => put(object, o),
 
     async apply(object, o) {
       const a = await address(object, o?.signal);
       const body: KubeObject = { ...object, metadata: { ...object.metadata } };
       delete body.metadata.managedFields;
-      return transport.request({
-        method: 'PATCH',
-        path: a.path(o?.subresource),
-        query: { fieldManager: manager(o), force: o?.force ? 'true' : undefined },
-        body,
-        contentType: 'application/apply-patch+yaml',
-        signal: o?.signal,
-        describe: a.describe('apply', o?.subresource),
-      });
+      return send(
+        {
+          method: 'PATCH',
+          path: a.path(o?.subresource),
+          query: { fieldManager: manager(o), force: o?.force ? 'true' : undefined },
+          body,
+          contentType: 'application/apply-patch+yaml',
+          describe: a.describe('apply', o?.subresource),
+        },
+        o?.signal,
+      );
     },
 
     async createOrUpdate(object, mutate, o) {

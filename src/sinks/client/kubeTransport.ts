@@ -1,15 +1,16 @@
 import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig } from '@kubernetes/client-node';
-import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../../logger.js';
-import { delay } from '../../util/wait.js';
+import { Observable, retry, timer, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+import type { Logger } from '../../logger.js';
 import { errorFromResponse, KubeApiError, type RequestDescription } from './errors.js';
 
 /**
- * The HTTP layer of the sinks' client: one request to the API server,
- * through `@kubernetes/client-node`'s own machinery. The kubeconfig signs
- * each request (`applySecurityAuthentication`: tokens, exec plugins, client
- * certificates, CA, proxy) and client-node's fetch library sends it, so
- * every kind of cluster client-node can reach, this reaches.
+ * How the sinks' client reaches an API server: one request at a time, as a
+ * cold Observable. `kubeClient`'s verbs, conflict retries and Retry-After
+ * handling are written once, over this; what carries the request is either
+ * HTTP (`httpTransport`, through `@kubernetes/client-node`'s auth and fetch)
+ * or, in `rxkube/testing`, the embedded API server's own request handling
+ * in process. Leader election's Lease reads and writes go through the same
+ * transport as every other write.
  *
  * Why not `KubernetesObjectApi`: measured against the embedded API server,
  * it does create, read, replace and delete any kind through discovery, but
@@ -33,41 +34,28 @@ export interface KubeRequest {
   body?: unknown;
   /** Default `application/json` when there is a body. */
   contentType?: string;
-  signal?: AbortSignal;
-  /** What the request does, for error messages. */
+  /** What the request does, for error messages and request records. */
   describe: RequestDescription;
 }
 
-export interface KubeTransportOptions {
-  /** Where retry waits happen (default `asyncScheduler`: real time). */
-  scheduler?: SchedulerLike;
-  logger?: Logger;
-  /**
-   * How many times one request is resent when the server answers 429, or a
-   * 5xx, with a `Retry-After` (default 5). client-go resends in that case
-   * only, whatever the verb: the server said when to come back.
-   */
-  maxThrottleRetries?: number;
-  /** The longest `Retry-After` honoured, in seconds; longer ones are cut to it (default 30). */
-  maxRetryAfterSeconds?: number;
-}
-
 export interface KubeTransport {
-  /** Sends the request; resolves with the parsed JSON body (undefined for an empty one), rejects with a `KubeApiError`. */
-  request<T>(request: KubeRequest): Promise<T>;
+  /**
+   * Sends one request when subscribed: emits the parsed JSON body
+   * (undefined for an empty one) and completes, or errors with a
+   * `KubeApiError`. Unsubscribing aborts the request. Never retries.
+   */
+  send<T>(request: KubeRequest): Observable<T>;
 }
 
 const userAgent = 'rxkube';
 
-function retryable(err: KubeApiError): boolean {
-  return err.retryAfterSeconds !== undefined && (err.code === 429 || err.code >= 500);
+/** A transport as it is, or the HTTP one for a kubeconfig (told apart by shape: a second copy of client-node defeats `instanceof`). */
+export function transportFor(server: KubeConfig | KubeTransport): KubeTransport {
+  return typeof (server as Partial<KubeTransport>).send === 'function' ? (server as KubeTransport) : httpTransport(server as KubeConfig);
 }
 
-export function kubeTransport(kubeConfig: KubeConfig, options: KubeTransportOptions = {}): KubeTransport {
-  const scheduler = options.scheduler ?? asyncScheduler;
-  const logger = options.logger ?? silentLogger;
-  const maxRetries = options.maxThrottleRetries ?? 5;
-  const maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 30;
+/** The HTTP transport: the kubeconfig signs each request (tokens, exec plugins, client certificates, CA, proxy) and client-node's fetch sends it. */
+export function httpTransport(kubeConfig: KubeConfig): KubeTransport {
   const http = new IsomorphicFetchHttpLibrary();
 
   const serverUrl = (): string => {
@@ -78,7 +66,7 @@ export function kubeTransport(kubeConfig: KubeConfig, options: KubeTransportOpti
     return cluster.server.replace(/\/+$/, '');
   };
 
-  const sendOnce = async (request: KubeRequest): Promise<unknown> => {
+  const sendOnce = async (request: KubeRequest, signal: AbortSignal): Promise<unknown> => {
     const url = new URL(serverUrl() + request.path);
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, value);
@@ -91,7 +79,7 @@ export function kubeTransport(kubeConfig: KubeConfig, options: KubeTransportOpti
       context.setBody(JSON.stringify(request.body));
     }
     await kubeConfig.applySecurityAuthentication(context);
-    if (request.signal !== undefined) context.setSignal(request.signal);
+    context.setSignal(signal);
     let status: number;
     let text: string;
     let retryAfter: string | undefined;
@@ -101,44 +89,79 @@ export function kubeTransport(kubeConfig: KubeConfig, options: KubeTransportOpti
       retryAfter = response.headers['retry-after'];
       text = await response.body.text();
     } catch (err) {
-      if (request.signal?.aborted) throw request.signal.reason;
       throw new KubeApiError(request.describe, {
         code: 0,
         message: `no response from ${url.origin}: ${err instanceof Error ? err.message : String(err)}`,
         cause: err,
       });
     }
-    if (status >= 200 && status < 300) {
-      if (text === '') return undefined;
-      try {
-        return JSON.parse(text);
-      } catch (err) {
-        throw new KubeApiError(request.describe, {
-          code: status,
-          reason: 'Unknown',
-          message: `the server answered HTTP ${status} with a body that is not JSON: ${text.slice(0, 200)}`,
-          cause: err,
-        });
-      }
-    }
-    throw errorFromResponse(request.describe, status, text, retryAfter);
+    return parseAnswer(request.describe, status, text, retryAfter);
   };
 
   return {
-    async request<T>(request: KubeRequest): Promise<T> {
-      for (let retries = 0; ; retries++) {
-        try {
-          return (await sendOnce(request)) as T;
-        } catch (err) {
-          if (!(err instanceof KubeApiError) || !retryable(err) || retries >= maxRetries) throw err;
-          const seconds = Math.min(err.retryAfterSeconds ?? 0, maxRetryAfterSeconds);
-          logger.debug(
-            { ...request.describe, code: err.code, retryAfterSeconds: seconds, retry: retries + 1 },
-            'server asked to retry later',
-          );
-          await delay(seconds * 1000, scheduler, request.signal);
-        }
-      }
-    },
+    send: <T>(request: KubeRequest) =>
+      new Observable<T>((subscriber) => {
+        const abort = new AbortController();
+        sendOnce(request, abort.signal).then(
+          (value) => {
+            subscriber.next(value as T);
+            subscriber.complete();
+          },
+          (err: unknown) => {
+            // After an unsubscribe the abort's own rejection has nobody to go to.
+            if (!abort.signal.aborted) subscriber.error(err);
+          },
+        );
+        return () => abort.abort();
+      }),
   };
+}
+
+/** What an answer means: its parsed JSON body for a 2xx, else the `KubeApiError` its Status describes. */
+export function parseAnswer(describe: RequestDescription, status: number, text: string, retryAfter: string | undefined): unknown {
+  if (status >= 200 && status < 300) {
+    if (text === '') return undefined;
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw new KubeApiError(describe, {
+        code: status,
+        reason: 'Unknown',
+        message: `the server answered HTTP ${status} with a body that is not JSON: ${text.slice(0, 200)}`,
+        cause: err,
+      });
+    }
+  }
+  throw errorFromResponse(describe, status, text, retryAfter);
+}
+
+export interface ThrottleRetryOptions {
+  scheduler: SchedulerLike;
+  logger: Logger;
+  /** How many times one request is resent (default 5). */
+  maxThrottleRetries?: number;
+  /** The longest `Retry-After` honoured, in seconds; longer ones are cut to it (default 30). */
+  maxRetryAfterSeconds?: number;
+}
+
+function throttled(err: unknown): err is KubeApiError {
+  return err instanceof KubeApiError && err.retryAfterSeconds !== undefined && (err.code === 429 || err.code >= 500);
+}
+
+/**
+ * Resends a request the server answered 429, or a 5xx, with a `Retry-After`,
+ * after waiting it out on the scheduler, as client-go does whatever the
+ * verb: the server said when to come back. Anything else passes through.
+ */
+export function retryThrottled<T>(request: KubeRequest, options: ThrottleRetryOptions): MonoTypeOperatorFunction<T> {
+  const maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? 30;
+  return retry({
+    count: options.maxThrottleRetries ?? 5,
+    delay: (err: unknown, retries: number) => {
+      if (!throttled(err)) throw err;
+      const seconds = Math.min(err.retryAfterSeconds ?? 0, maxRetryAfterSeconds);
+      options.logger.debug({ ...request.describe, code: err.code, retryAfterSeconds: seconds, retry: retries }, 'server asked to retry later');
+      return timer(seconds * 1000, options.scheduler);
+    },
+  });
 }

@@ -1,5 +1,5 @@
 import { collectionPath, type ResourceRef } from '../../types.js';
-import type { KubeTransport } from './kubeTransport.js';
+import type { KubeRequest } from './kubeTransport.js';
 import { isNotFound } from './errors.js';
 
 /** Where a kind lives on the server, as discovery tells it: its resource (group always set, '' for core), kind and scope. */
@@ -51,21 +51,23 @@ export function resourcePath(info: ResourceInfo, namespace: string | undefined, 
  * from a cached list is looked up once more, since a CRD may have been
  * created since; a failed discovery is not cached.
  */
-export class ResourceResolver {
+/** Finds where a kind lives: its resource, group version and scope. */
+export interface KindResolver {
+  resolve(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ResourceInfo>;
+}
+
+/** How the resolver sends its discovery requests (the client's own way, retries included). */
+export type DiscoveryRequest = <T>(request: KubeRequest, signal: AbortSignal | undefined) => Promise<T>;
+
+export class ResourceResolver implements KindResolver {
   private readonly lists = new Map<string, Promise<ApiResourceList>>();
 
-  constructor(private readonly transport: KubeTransport) {}
+  constructor(private readonly request: DiscoveryRequest) {}
 
   private fetchList(apiVersion: string, signal?: AbortSignal): Promise<ApiResourceList> {
     const { group, version } = splitApiVersion(apiVersion);
     const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-    const pending = this.transport
-      .request<ApiResourceList>({
-        method: 'GET',
-        path,
-        signal,
-        describe: { verb: 'discover', resource: apiVersion },
-      })
+    const pending = this.request<ApiResourceList>({ method: 'GET', path, describe: { verb: 'discover', resource: apiVersion } }, signal)
       .catch((err: unknown) => {
         this.lists.delete(apiVersion);
         if (isNotFound(err)) throw new UnknownResourceError(`the server does not serve apiVersion "${apiVersion}"`, { cause: err });

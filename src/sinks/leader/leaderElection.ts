@@ -4,7 +4,6 @@ import { silentLogger, type Logger } from '../../logger.js';
 import type { LeaseObservation } from './leaseRecord.js';
 import { splitKey } from '../../types.js';
 import { isAlreadyExists, isConflict } from '../client/errors.js';
-import type { LeaderMetrics } from '../metrics/leaderMetrics.js';
 import { leaseClient, type LeaseClient } from './leaseClient.js';
 import { releaseLease, tryAcquireOrRenew, type LeaseLock, type LeaseStep } from './leaseLock.js';
 
@@ -76,6 +75,14 @@ export interface LeaderState {
   readonly holder: string | undefined;
 }
 
+/** Where the elector reports whether it leads: `leaderMetrics()` fits (`leader_election_master_status`). */
+export interface LeaderStatusSink {
+  /** This replica leads (or stands by for) the lease `name`. */
+  setLeader(name: string, leading: boolean): void;
+  /** The elector of `name` stopped. */
+  remove(name: string): void;
+}
+
 export interface LeaderElectionOptions {
   /** Where the lease lives when no `client` is given. */
   kubeConfig?: KubeConfig;
@@ -96,8 +103,8 @@ export interface LeaderElectionOptions {
   /** All waits and the clock (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
   logger?: Logger;
-  /** Sets `leader_election_master_status{name}` (see `leaderMetrics`). */
-  metrics?: LeaderMetrics;
+  /** Told whether this replica leads: `leaderMetrics()` sets `leader_election_master_status{name}`. */
+  metrics?: LeaderStatusSink;
   /** The metric's `name` label. Default: the lease's name, as controller-runtime uses its election ID. */
   name?: string;
   /** Source of the acquire jitter, in [0, 1). Default `Math.random`. */
@@ -129,7 +136,7 @@ interface Config {
   releaseOnCancel: boolean;
   scheduler: SchedulerLike;
   logger: Logger;
-  metrics: LeaderMetrics | undefined;
+  metrics: LeaderStatusSink | undefined;
   name: string;
   random: () => number;
 }

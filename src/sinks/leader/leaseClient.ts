@@ -1,15 +1,8 @@
-import {
-  ApiException,
-  CoordinationV1Api,
-  type ConfigurationOptions,
-  type KubeConfig,
-  Observable as ClientObservable,
-  type ObservableMiddleware,
-  type V1Lease,
-} from '@kubernetes/client-node';
-import { catchError, defer, Observable, of, throwError } from 'rxjs';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { catchError, defer, of, throwError, type Observable } from 'rxjs';
+import { isNotFound } from '../client/errors.js';
+import { transportFor, type KubeRequest, type KubeTransport } from '../client/kubeTransport.js';
 import type { Lease } from './leaseRecord.js';
-import { errorFromResponse, isNotFound, KubeApiError, type RequestDescription } from '../client/errors.js';
 
 /**
  * The three calls leader election makes on its Lease, with the API server's
@@ -19,9 +12,9 @@ import { errorFromResponse, isNotFound, KubeApiError, type RequestDescription } 
  *
  * Each call is a cold Observable of one value: nothing is sent until it is
  * subscribed, and unsubscribing aborts the request. Errors are
- * `KubeApiError`s (see `./errors.ts`), so `isConflict` and friends apply.
- * Observables rather than promises so that an in-memory implementation
- * (`rxkube/testing`'s `inMemoryLeaseClient`) can answer in virtual time.
+ * `KubeApiError`s, so `isConflict` and friends apply. Observables rather than
+ * promises so that, over `rxkube/testing`'s in-process server, a call can
+ * answer in virtual time.
  */
 export interface LeaseClient {
   /** The lease, or `undefined` when it does not exist (404). */
@@ -34,98 +27,46 @@ export interface LeaseClient {
 
 const resource = 'leases.coordination.k8s.io';
 
-/** client-node deserializes into model classes with `Date`s; the rest of rxkube speaks plain JSON. */
-function plain(lease: V1Lease): Lease {
-  return JSON.parse(JSON.stringify(lease)) as Lease;
+function leasesPath(namespace: string, name?: string): string {
+  const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+  return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
 }
 
-/**
- * `Lease.spec`'s MicroTimes are strings here, `V1MicroTime` (a `Date`) in
- * client-node's model. Its serializer passes strings through untouched,
- * which is what we want: we write kube's six-digit form ourselves.
- */
-function asV1Lease(lease: Lease): V1Lease {
-  return lease as unknown as V1Lease;
-}
-
-function toKubeApiError(request: RequestDescription, err: unknown): KubeApiError {
-  if (err instanceof KubeApiError) return err;
-  if (err instanceof ApiException) {
-    const exception = err as ApiException<unknown>;
-    const body = exception.body;
-    const text = typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body);
-    const headers = exception.headers ?? {};
-    return errorFromResponse(request, exception.code, text, headers['retry-after']);
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return new KubeApiError(request, { code: 0, message, cause: err });
-}
-
-/** Per-call options that let unsubscribing abort the request (client-node takes no signal otherwise). */
-function abortable(signal: AbortSignal): ConfigurationOptions {
-  const middleware: ObservableMiddleware = {
-    pre: (context) => {
-      context.setSignal(signal);
-      return new ClientObservable(Promise.resolve(context));
-    },
-    post: (context) => new ClientObservable(Promise.resolve(context)),
-  };
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
-}
-
-/** One request as a cold Observable: sent on subscribe, aborted on unsubscribe. */
-function call(
-  request: RequestDescription,
-  send: (options: ConfigurationOptions) => Promise<V1Lease>,
-): Observable<Lease> {
-  return new Observable<Lease>((subscriber) => {
-    const controller = new AbortController();
-    send(abortable(controller.signal)).then(
-      (lease) => {
-        subscriber.next(plain(lease));
-        subscriber.complete();
-      },
-      (err: unknown) => {
-        // After an unsubscribe the abort's own rejection has nobody to go to.
-        if (!controller.signal.aborted) subscriber.error(toKubeApiError(request, err));
-      },
-    );
-    return () => controller.abort();
-  });
-}
-
-function target(lease: Lease, verb: string): RequestDescription & { namespace: string; name: string } {
+function target(lease: Lease, verb: string): { namespace: string; name: string } {
   const { namespace, name } = lease.metadata ?? {};
   if (typeof namespace !== 'string' || namespace === '' || typeof name !== 'string' || name === '') {
     throw new TypeError(`cannot ${verb} a Lease without metadata.namespace and metadata.name`);
   }
-  return { verb, resource, namespace, name };
+  return { namespace, name };
 }
 
-/** The HTTP `LeaseClient`, through client-node's `CoordinationV1Api` with the kubeconfig's credentials. */
-export function leaseClient(kubeConfig: KubeConfig): LeaseClient {
-  const api = kubeConfig.makeApiClient(CoordinationV1Api);
+/**
+ * The `LeaseClient` over a transport: the same requests as every other
+ * write, through `kubeClient`'s transport (HTTP with a kubeconfig's
+ * credentials, or the in-process server of `rxkube/testing`). No resends
+ * here: the elector decides when to try again.
+ */
+export function leaseClient(server: KubeConfig | KubeTransport): LeaseClient {
+  const transport = transportFor(server);
+  if (transport !== server && (server as KubeConfig).getCurrentCluster() === null) {
+    // Said at once, not at the first renewal: an elector that can never reach its Lease is a configuration error.
+    throw new TypeError('the kubeconfig has no current cluster');
+  }
+  const send = (request: KubeRequest): Observable<Lease> => transport.send<Lease>(request);
   return {
     get: (namespace, name) =>
-      call({ verb: 'get', resource, namespace, name }, (options) =>
-        api.readNamespacedLease({ namespace, name }, options),
-      ).pipe(catchError((err: unknown) => (isNotFound(err) ? of(undefined) : throwError(() => err)))),
+      send({ method: 'GET', path: leasesPath(namespace, name), describe: { verb: 'get', resource, namespace, name } }).pipe(
+        catchError((err: unknown) => (isNotFound(err) ? of(undefined) : throwError(() => err))),
+      ),
     create: (lease) =>
       defer(() => {
-        const request = target(lease, 'create');
-        return call(request, (options) =>
-          api.createNamespacedLease({ namespace: request.namespace, body: asV1Lease(lease) }, options),
-        );
+        const { namespace, name } = target(lease, 'create');
+        return send({ method: 'POST', path: leasesPath(namespace), body: lease, describe: { verb: 'create', resource, namespace, name } });
       }),
     update: (lease) =>
       defer(() => {
-        const request = target(lease, 'update');
-        return call(request, (options) =>
-          api.replaceNamespacedLease(
-            { namespace: request.namespace, name: request.name, body: asV1Lease(lease) },
-            options,
-          ),
-        );
+        const { namespace, name } = target(lease, 'update');
+        return send({ method: 'PUT', path: leasesPath(namespace, name), body: lease, describe: { verb: 'update', resource, namespace, name } });
       }),
   };
 }

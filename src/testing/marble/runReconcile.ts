@@ -9,8 +9,8 @@ import type { KubeClient } from '../../sinks/client/kubeClient.js';
 import { resourceName, type ResourceRef, type KubeObject, type ListWatchEvent, type ObjectKey } from '../../types.js';
 import { coldMarbles, hotMarbles, marbleTime } from './marbles.js';
 import { MarbleInformers } from './marbleInformers.js';
-import { memoryClient, type MemoryClient, type MemoryClientOptions } from '../memory/memoryClient.js';
-import type { MemoryResource } from '../memory/memoryKinds.js';
+import { memoryClient, memoryClientInternals, type MemoryClient, type MemoryClientOptions } from '../memory/memoryClient.js';
+import type { MemoryResource } from '../memory/memoryResources.js';
 import { memoryRecorder, type MemoryRecorder, type RecordedEvent } from '../memory/memoryRecorder.js';
 import type { MemoryRequest } from '../memory/memoryRequest.js';
 import type { Pattern } from './patterns.js';
@@ -133,7 +133,7 @@ function servedResources<T extends KubeObject>(options: RunReconcileOptions<T>):
  * ```ts
  * await runReconcile({ for: configMaps, reconcile }, ({ seed, client, expectOutcomes, expectWrites }) => {
  *   seed(configMap('web'));
- *   client.failNext(1, { code: 409 });
+ *   client.faults.failNext(1, { code: 409, verb: 'update' });
  *   expectOutcomes('a 4ms b', { a: 'default/web error', b: 'default/web success' });
  *   expectWrites('a 4ms b', { a: 'update configmaps default/web 409 Conflict', b: 'update configmaps default/web' });
  * });
@@ -253,14 +253,15 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
       );
     },
     watch(resource, events) {
-      const type = client.cluster.kinds.byResource(resource);
+      const behind = memoryClientInternals(client);
+      const type = behind.typeOf(resource);
       scripted.set(
         resourceName(resource),
         events.pipe(
           concatMap((e) => (Array.isArray(e) ? from(e as readonly ListWatchEvent[]) : of(e as ListWatchEvent))),
           tap((e) => {
             if (e.type === 'Listed' || e.type === 'Added' || e.type === 'Modified' || e.type === 'Deleted') {
-              client.cluster.mirror(type, e.object, e.type === 'Deleted');
+              behind.mirror(type, e.object, e.type === 'Deleted');
             }
           }),
         ),

@@ -1,6 +1,11 @@
 import type { KubeApiError } from '../../sinks/client/errors.js';
 import type { ObjectKey } from '../../types.js';
-import type { MemoryVerb } from './faults.js';
+
+/** What a request to the memory client does, as the client names it (`apply` is a server-side apply patch). */
+export type MemoryVerb = 'get' | 'list' | 'create' | 'update' | 'patch' | 'apply' | 'delete';
+
+/** The verbs that change something. */
+export const writeVerbs: readonly MemoryVerb[] = ['create', 'update', 'patch', 'apply', 'delete'];
 
 /** One request the memory client served (or refused), as a test reads it back. */
 export interface MemoryRequest {
@@ -15,8 +20,9 @@ export interface MemoryRequest {
   /** The resource as kube names it in messages: `deployments.apps`, `configmaps`. */
   resource: string;
   namespace?: string;
+  /** The object's name; '' for a `list`. */
   name: string;
-  /** `namespace/name`, or `name` when cluster-scoped: the object's store key. */
+  /** `namespace/name`, or `name` when cluster-scoped: the object's store key (for a `list`, the namespace or ''). */
   key: ObjectKey;
   /** The field manager of a write. */
   fieldManager?: string;
@@ -26,7 +32,7 @@ export interface MemoryRequest {
   code: number;
   /** The error it failed with (a `KubeApiError`, as from a real server). */
   error?: KubeApiError;
-  /** The failure was injected with `failNext`, not the cluster's answer. */
+  /** The failure was injected with `faults.failNext`, not the cluster's answer. */
   injected?: boolean;
   /** The object's resourceVersion after a successful request. */
   resourceVersion?: string;

@@ -1,8 +1,11 @@
 import { Observable, Subscription, asyncScheduler, type SchedulerLike } from 'rxjs';
-import type { ResourceRef, KubeObject, ListWatchEvent } from '../../types.js';
-import { matchesFilter, parseFilter } from '../../apiserver/selectors/selectors.js';
+import { toVersion } from '../../apiserver/api/conversion.js';
 import { ApiError } from '../../apiserver/api/statusError.js';
-import type { MemoryChange, MemoryCluster } from './memoryCluster.js';
+import type { Cluster } from '../../apiserver/cluster.js';
+import { matchesFilter, parseFilter } from '../../apiserver/selectors/selectors.js';
+import type { ChangeEvent, StoredObject } from '../../apiserver/storage/objectStore.js';
+import type { KubeObject, ListWatchEvent, ResourceRef } from '../../types.js';
+import { typeOfResource } from './memoryResources.js';
 
 export interface MemoryWatchOptions {
   labelSelector?: string;
@@ -14,11 +17,12 @@ export interface MemoryWatchOptions {
 }
 
 /**
- * A list-watch of a resource of a memory cluster, as a source emits it: a
- * list of what is stored now (`Restart`, one `Listed` per object, `Synced`),
- * then `Added`/`Modified`/`Deleted` for each committed change. With
- * selectors (kube's grammar), an object that starts matching is `Added`
- * and one that stops is `Deleted`, as kube's watch cache reports them.
+ * A list-watch of a resource of the in-memory cluster, as a source emits
+ * it: a list of what is stored now (`Restart`, one `Listed` per object,
+ * `Synced`), then `Added`/`Modified`/`Deleted` for each committed change.
+ * With selectors (kube's grammar), an object that starts matching is
+ * `Added` and one that stops is `Deleted`, as kube's watch cache reports
+ * them.
  *
  * Events are delivered on `scheduler` after `latency`, never during the
  * write that caused them: a reconcile's write comes back to the store as an
@@ -27,7 +31,7 @@ export interface MemoryWatchOptions {
  * the real cache would not reveal) fails at once.
  */
 export function memoryWatch<T extends KubeObject = KubeObject>(
-  cluster: MemoryCluster,
+  cluster: Cluster,
   ref: ResourceRef,
   options: MemoryWatchOptions = {},
 ): Observable<ListWatchEvent<T>> {
@@ -37,20 +41,24 @@ export function memoryWatch<T extends KubeObject = KubeObject>(
     let type;
     let filter;
     try {
-      type = cluster.kinds.byResource(ref);
+      type = typeOfResource(cluster.registry, ref);
       filter = parseFilter(type, options.labelSelector ?? null, options.fieldSelector ?? null);
     } catch (err) {
       subscriber.error(err instanceof ApiError ? new Error(`cannot watch ${ref.resource}: ${err.message}`) : err);
       return;
     }
-    const selected = (object: KubeObject | undefined): boolean =>
+    const served = type;
+    const view = (stored: StoredObject): T => toVersion(served, stored.object) as T;
+    const selected = (object: KubeObject | undefined): object is KubeObject =>
       object !== undefined && (ref.namespace === undefined || object.metadata.namespace === ref.namespace) && matchesFilter(filter, object);
 
     subscriber.next({ type: 'Restart' });
-    for (const object of cluster.list(type, ref.namespace)) {
-      if (selected(object)) subscriber.next({ type: 'Listed', object: object as T });
+    const { keys, objects } = cluster.store.current(served.storageKey);
+    for (const key of keys) {
+      const object = view(objects.get(key) as StoredObject);
+      if (selected(object)) subscriber.next({ type: 'Listed', object });
     }
-    subscriber.next({ type: 'Synced', resourceVersion: cluster.resourceVersion });
+    subscriber.next({ type: 'Synced', resourceVersion: String(cluster.store.resourceVersion) });
 
     const pending = new Subscription();
     const deliver = (event: ListWatchEvent<T>): void => {
@@ -60,12 +68,11 @@ export function memoryWatch<T extends KubeObject = KubeObject>(
       }, latency);
       pending.add(delivery);
     };
-    const storageKey = type.storageKey;
-    const stop = cluster.listen((change: MemoryChange) => {
-      if (change.resource.storageKey !== storageKey) return;
-      const was = change.type !== 'Added' && selected(change.old);
-      const is = change.type !== 'Deleted' && selected(change.object);
-      const object = change.object as T;
+    const stop = cluster.store.subscribe((change: ChangeEvent) => {
+      if (change.storageKey !== served.storageKey) return;
+      const object = view(change.current);
+      const was = change.prev !== undefined && selected(view(change.prev));
+      const is = change.type !== 'DELETED' && selected(object);
       if (is) deliver({ type: was ? 'Modified' : 'Added', object });
       else if (was) deliver({ type: 'Deleted', object });
     });
