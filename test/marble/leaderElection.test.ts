@@ -252,6 +252,53 @@ describe('leaderElection', () => {
       ]);
     });
 
+    it('on `stop`, steps down, releases the lease and completes once the release is answered', () => {
+      // 10 ms each way: a reads and creates the lease by 40; its release, sent at 5 000, reaches the store at 5 010 and is answered at 5 020.
+      const { a, b, lease } = virtually((ts, client) => {
+        const stop = ts.createHotObservable('5000ms a');
+        return {
+          a: campaign(ts, client, 'a', 0, 60_000, { stop }),
+          b: campaign(ts, client, 'b', 500, 60_000),
+          lease: sample(ts, 5_015, () => client.lease('default', 'lock')),
+        };
+      }, 10);
+      expect(a).to.deep.equal([
+        [40, leading('a')],
+        [5_000, following('a')],
+        [5_020, { leading: false, holder: '<complete>' }],
+      ]);
+      expect(spec(lease.value)).to.deep.include({ holderIdentity: '', leaseDurationSeconds: 1 });
+      // b tries at 500, 2 520, 4 540 and 6 560 (2 s after each try ends): the last finds the lease free and takes it by 6 600.
+      expect(b.at(-1)).to.deep.equal([6_600, leading('b')]);
+    });
+
+    it('on `stop`, completes at once when it does not hold the lease, writing nothing', () => {
+      const { log, calls } = virtually((ts, client) => {
+        client.put(heldBy('x'));
+        const stop = ts.createHotObservable('3000ms a');
+        const log = campaign(ts, client, 'b', 0, 60_000, { stop });
+        return { log, calls: sample(ts, 3_000, () => client.calls.update + client.calls.create) };
+      });
+      expect(log).to.deep.equal([
+        [0, following('x')],
+        [3_000, { leading: false, holder: '<complete>' }],
+      ]);
+      expect(calls.value).to.equal(0);
+    });
+
+    it('on `stop` with releaseOnCancel false, steps down and completes without a write', () => {
+      const { log, lease } = virtually((ts, client) => {
+        const stop = ts.createHotObservable('3000ms a');
+        return { log: campaign(ts, client, 'a', 0, 60_000, { stop, releaseOnCancel: false }), lease: sample(ts, 3_001, () => client.lease('default', 'lock')) };
+      });
+      expect(log).to.deep.equal([
+        [0, leading('a')],
+        [3_000, following('a')],
+        [3_000, { leading: false, holder: '<complete>' }],
+      ]);
+      expect(spec(lease.value)).to.deep.include({ holderIdentity: 'a' });
+    });
+
     it('leaves the lease to expire when releaseOnCancel is false', () => {
       const { b, lease } = virtually((ts, client) => {
         campaign(ts, client, 'a', 0, 5_000, { releaseOnCancel: false });

@@ -1,5 +1,18 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { asyncScheduler, Observable, type SchedulerLike, Subscription, timeout } from 'rxjs';
+import {
+  asyncScheduler,
+  catchError,
+  EMPTY,
+  from,
+  ignoreElements,
+  Observable,
+  type ObservableInput,
+  type SchedulerLike,
+  Subscription,
+  take,
+  tap,
+  timeout,
+} from 'rxjs';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { LeaseObservation } from './leaseRecord.js';
 import { splitKey } from '../../types.js';
@@ -98,8 +111,17 @@ export interface LeaderElectionOptions {
   renewDeadline?: number;
   /** Ms. Default 2,000. */
   retryPeriod?: number;
-  /** Give the lease up on unsubscribe. Default true. */
+  /** Give the lease up on unsubscribe (or `stop`). Default true. */
   releaseOnCancel?: boolean;
+  /**
+   * When it first emits, the elector stops gracefully: it stops
+   * campaigning, emits `leading: false` if it led, gives the lease up (with
+   * `releaseOnCancel`) and completes once that write is answered, failed or
+   * timed out (after `renewDeadline`). So a host that waits for completion
+   * knows the lease is free for the next replica; an unsubscribe releases in
+   * the background instead.
+   */
+  stop?: ObservableInput<unknown>;
   /** All waits and the clock (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
   logger?: Logger;
@@ -337,22 +359,48 @@ export function leaderElection(options: LeaderElectionOptions): Observable<Leade
       );
     }
 
-    subscriber.add(() => {
+    /** Gives the lease up (with `releaseOnCancel`): one bounded write, whose outcome is only logged. */
+    const release = (): Observable<never> =>
+      !config.releaseOnCancel
+        ? EMPTY
+        : releaseLease(lock, observed).pipe(
+            timeout({ first: renewDeadline, scheduler }),
+            tap(() => logger.info({ ...fields }, 'released the lease')),
+            catchError((err: unknown) => {
+              logger.warn({ ...fields, err: describeError(err) }, 'could not release the lease');
+              return EMPTY;
+            }),
+            ignoreElements(),
+          );
+
+    /** Stops campaigning: no try is pending or in flight, and this replica no longer leads. */
+    const halt = (why: string): void => {
       pending?.unsubscribe();
       inFlight?.unsubscribe();
       inFlight = undefined;
       deadline?.unsubscribe();
-      if (leading) logger.info({ ...fields }, 'stopped leading: unsubscribed');
+      if (leading) logger.info({ ...fields }, `stopped leading: ${why}`);
       leading = false;
+    };
+
+    let released = false;
+    if (options.stop !== undefined) {
+      subscriber.add(
+        from(options.stop)
+          .pipe(take(1))
+          .subscribe(() => {
+            halt('asked to stop');
+            emit();
+            released = true;
+            subscriber.add(release().subscribe({ complete: () => subscriber.complete() }));
+          }),
+      );
+    }
+
+    subscriber.add(() => {
+      halt('unsubscribed');
       metrics?.remove(name);
-      if (config.releaseOnCancel) {
-        releaseLease(lock, observed)
-          .pipe(timeout({ first: renewDeadline, scheduler }))
-          .subscribe({
-            next: () => logger.info({ ...fields }, 'released the lease'),
-            error: (err: unknown) => logger.warn({ ...fields, err: describeError(err) }, 'could not release the lease'),
-          });
-      }
+      if (!released) release().subscribe();
     });
 
     metrics?.setLeader(name, false);
