@@ -1,6 +1,8 @@
 import {
   Observable,
   asyncScheduler,
+  from,
+  type ObservableInput,
   type OperatorFunction,
   type SchedulerLike,
   type Subscriber,
@@ -54,6 +56,13 @@ export interface ReconcileOptions {
   timeout?: number;
   /** Rate-limited retries in a row after which a failing key is dropped (default: never dropped). */
   maxRetries?: number;
+  /**
+   * A graceful stop: when it first emits, no key starts any more, the input
+   * is no longer read, and the output completes once the runs in flight
+   * have finished (see the operator's doc). An error of it errors the output;
+   * completing without a value changes nothing.
+   */
+  stop?: ObservableInput<unknown>;
   logger?: Logger;
   observer?: WorkqueueObserver;
   /**
@@ -120,8 +129,27 @@ function describeKey(key: unknown): string {
  * still say `error`, `requeue` or `requeue_after`; the rerun they asked for
  * does not happen. When the input errors, the output errors at once.
  *
- * Unsubscribing (or an input error) aborts every run in flight through its
- * `ctx.signal`, unsubscribes observable reconciles and cancels every timer.
+ * When `stop` first emits, the queue winds down without starting anything:
+ * waiting keys and delayed reruns are dropped (their failure counts
+ * forgotten), the input is unsubscribed, runs in flight finish and their
+ * outcomes are emitted, but no rerun follows them (neither the one an
+ * outcome asks for nor one a trigger during the run asked for); then the
+ * output completes, at once if nothing was in flight. Runs 3 frames,
+ * concurrency 1:
+ * ```
+ * keys:     -ab-c
+ * stop:     ---s
+ * runs:      [a]
+ * outcomes: ----(a|)
+ * ```
+ * `b` was waiting and never runs; `c` is never read. A grace period is a
+ * `takeUntil(stop.pipe(delay(grace)))` after the operator: at the deadline
+ * it unsubscribes, which aborts the runs still in flight.
+ *
+ * Unsubscribing, or an error of the output, aborts every run in flight
+ * through its `ctx.signal`, unsubscribes observable reconciles and cancels
+ * every timer. The output errors when the input errors, and when `stop`
+ * errors.
  *
  * Caveats:
  * - A run that times out is over for the queue: the key may run again while
@@ -190,7 +218,7 @@ export function reconcileByKey(reconcile: Reconciler, options: ReconcileOptions 
           return queue.delayed;
         },
       });
-      shell.subscribe(source);
+      shell.subscribe(source, options.stop);
     });
 }
 
@@ -208,8 +236,8 @@ interface ShellSettings {
 const NO_RERUN = -1;
 
 /**
- * The effects of one subscription of `reconcileByKey`: reads the input,
- * calls the reconcile, arms and cancels timers, asks the rate
+ * The effects of one subscription of `reconcileByKey`: reads the input and
+ * `stop`, calls the reconcile, arms and cancels timers, asks the rate
  * limiter, feeds the observer and emits outcomes, each as the `KeyQueue`'s
  * steps call for.
  */
@@ -223,6 +251,7 @@ class Workqueue {
    */
   private pumping = false;
   private input: Subscriber<ObjectKey> | undefined;
+  private stopSubscription: Subscription | undefined;
 
   constructor(
     private readonly subscriber: Subscriber<ReconcileOutcome>,
@@ -231,8 +260,15 @@ class Workqueue {
     private readonly settings: ShellSettings,
   ) {}
 
-  subscribe(source: Observable<ObjectKey>): void {
+  subscribe(source: Observable<ObjectKey>, stop: ObservableInput<unknown> | undefined): void {
     if (this.closed) return;
+    // `stop` first, as takeUntil does: one that emits at once means the input is never read.
+    if (stop !== undefined) {
+      const subscription = from(stop).subscribe({ next: () => this.stop(), error: (err: unknown) => this.subscriber.error(err) });
+      if (this.queue.mode === 'stopping' || this.closed) subscription.unsubscribe();
+      else this.stopSubscription = subscription;
+    }
+    if (this.closed || this.queue.mode === 'stopping') return;
     // Subscribed through a wrapper to hold the subscriber the source sees:
     // unsubscribing it stops a synchronous source mid-loop, which a
     // Subscription returned after the loop could not.
@@ -374,7 +410,7 @@ class Workqueue {
     else settings.limiter.forget(key);
     const next = queue.finish(e, now, result, delay);
     // Armed before any observer or logger runs: were one of them to
-    // unsubscribe, the teardown would find the timer to cancel.
+    // unsubscribe or stop the queue, it would find the timer to cancel.
     if (next === 'delayed') queue.arm(e, settings.scheduler.schedule(this.due, delay, e));
     if (observer !== undefined) {
       observer.activeWorkers(queue.running);
@@ -395,7 +431,7 @@ class Workqueue {
         break;
       case 'dropped':
         settings.limiter.forget(key);
-        logger.debug({ key, result }, 'input completed: the rerun this outcome asks for is dropped');
+        logger.debug({ key, result }, `${queue.mode === 'stopping' ? 'stopping' : 'input completed'}: the rerun this outcome asks for is dropped`);
     }
 
     this.subscriber.next(failed ? { key, result, error, attempt, duration } : { key, result, attempt, duration });
@@ -412,9 +448,26 @@ class Workqueue {
     if (!this.closed && this.queue.done) this.subscriber.complete();
   }
 
+  private stop(): void {
+    if (this.closed || this.queue.mode === 'stopping') return;
+    this.stopSubscription?.unsubscribe();
+    this.input?.unsubscribe();
+    const { queue, settings } = this;
+    const waiting = queue.waiting;
+    const dropped = queue.stop();
+    if (waiting > 0) settings.observer?.depth(0);
+    for (const e of dropped) {
+      e.timer?.unsubscribe();
+      settings.limiter.forget(e.key);
+    }
+    settings.logger.debug({ dropped: dropped.length, running: queue.running }, 'stopping: dropped waiting and delayed keys');
+    if (!this.closed && queue.done) this.subscriber.complete();
+  }
+
   teardown(): void {
     this.closed = true;
     this.input?.unsubscribe();
+    this.stopSubscription?.unsubscribe();
     const { queue, settings } = this;
     const { waiting, running } = queue;
     for (const e of queue.clear()) {
