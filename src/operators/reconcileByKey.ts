@@ -148,8 +148,10 @@ function describeKey(key: unknown): string {
  *
  * Unsubscribing, or an error of the output, aborts every run in flight
  * through its `ctx.signal`, unsubscribes observable reconciles and cancels
- * every timer. The output errors when the input errors, and when `stop`
- * errors.
+ * every timer. The output errors when the input errors, when `stop` errors,
+ * and when `rateLimiter.when` or `rateLimiter.forget` throws (an Error naming
+ * the call and the key, with the thrown value as `cause`): a limiter that
+ * cannot answer leaves the queue no delay to keep its promises by.
  *
  * Caveats:
  * - A run that times out is over for the queue: the key may run again while
@@ -406,8 +408,9 @@ class Workqueue {
     const result = queue.judge(e, end);
     // What the rate limiter hears of it: a delay to count, or the key to forget.
     let delay = after;
-    if (result === 'error' || result === 'requeue') delay = settings.limiter.when(key);
-    else settings.limiter.forget(key);
+    if (result === 'error' || result === 'requeue') delay = this.when(key);
+    else this.forget(key);
+    if (this.closed) return; // the limiter threw: the output has errored
     const next = queue.finish(e, now, result, delay);
     // Armed before any observer or logger runs: were one of them to
     // unsubscribe or stop the queue, it would find the timer to cancel.
@@ -430,7 +433,8 @@ class Workqueue {
         observer?.depth(queue.waiting);
         break;
       case 'dropped':
-        settings.limiter.forget(key);
+        this.forget(key);
+        if (this.closed) return;
         logger.debug({ key, result }, `${queue.mode === 'stopping' ? 'stopping' : 'input completed'}: the rerun this outcome asks for is dropped`);
     }
 
@@ -442,7 +446,7 @@ class Workqueue {
   private inputComplete(): void {
     for (const e of this.queue.complete()) {
       e.timer?.unsubscribe();
-      this.settings.limiter.forget(e.key);
+      if (!this.closed) this.forget(e.key);
       this.settings.logger.debug({ key: e.key }, 'input completed: dropping a delayed rerun');
     }
     if (!this.closed && this.queue.done) this.subscriber.complete();
@@ -458,7 +462,7 @@ class Workqueue {
     if (waiting > 0) settings.observer?.depth(0);
     for (const e of dropped) {
       e.timer?.unsubscribe();
-      settings.limiter.forget(e.key);
+      if (!this.closed) this.forget(e.key);
     }
     settings.logger.debug({ dropped: dropped.length, running: queue.running }, 'stopping: dropped waiting and delayed keys');
     if (!this.closed && queue.done) this.subscriber.complete();
@@ -473,11 +477,42 @@ class Workqueue {
     for (const e of queue.clear()) {
       e.timer?.unsubscribe();
       e.run?.abort();
-      if (e.attempt > 0) settings.limiter.forget(e.key);
+      if (e.attempt > 0) {
+        try {
+          settings.limiter.forget(e.key);
+        } catch (err) {
+          // The output has ended: there is no one left to tell but the log.
+          settings.logger.error({ key: e.key, err: String(err) }, 'rateLimiter.forget threw while the queue was torn down');
+        }
+      }
     }
     if (settings.observer !== undefined) {
       if (waiting > 0) settings.observer.depth(0);
       if (running > 0) settings.observer.activeWorkers(0);
     }
+  }
+
+  /** `rateLimiter.when(key)`; a throw errors the output (and answers NO_RERUN). */
+  private when(key: ObjectKey): number {
+    try {
+      return this.settings.limiter.when(key);
+    } catch (err) {
+      this.limiterThrew('when', key, err);
+      return NO_RERUN;
+    }
+  }
+
+  /** `rateLimiter.forget(key)`; a throw errors the output. */
+  private forget(key: ObjectKey): void {
+    try {
+      this.settings.limiter.forget(key);
+    } catch (err) {
+      this.limiterThrew('forget', key, err);
+    }
+  }
+
+  private limiterThrew(method: 'when' | 'forget', key: ObjectKey, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.subscriber.error(new Error(`rateLimiter.${method}(${JSON.stringify(key)}) threw: ${message}`, { cause: err }));
   }
 }
