@@ -108,7 +108,8 @@ function describeKey(key: unknown): string {
  * and make one run.
  *
  * Failures are retried, never thrown: a run that throws, rejects, errors,
- * times out (`timeout`), or returns something that is not a result, emits an
+ * times out (`timeout`), or returns something that is not a result (a
+ * property other than `requeue` and `requeueAfter` included), emits an
  * `error` outcome and runs again after `rateLimiter.when(key)` (client-go's
  * `AddRateLimited`); success forgets the count (`Forget`). `{ requeue: true }`
  * is a rate-limited requeue too; `{ requeueAfter: ms }` reruns after that

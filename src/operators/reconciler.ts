@@ -172,10 +172,18 @@ function describe(value: unknown): string {
   return String(value);
 }
 
+/** The field that a misspelt property of a result was most likely meant to be, if it looks like one. */
+function meant(name: string): string {
+  const lower = name.toLowerCase();
+  if (lower.includes('after') || lower.includes('delay')) return ' (did you mean requeueAfter?)';
+  return lower.startsWith('requeue') ? ' (did you mean requeue?)' : '';
+}
+
 /**
  * Reads what a reconcile returned. A result it cannot act on is a failure
  * with a message naming it, rather than something ignored: a typo in
- * `requeueAfter` must not silently stop a periodic requeue.
+ * `requeueAfter` (`requeueafter`, `requeueAfterMs`, which TypeScript accepts
+ * once the object is widened) must not silently stop a periodic requeue.
  */
 export function readResult(key: ObjectKey, value: unknown): ReadResult {
   if (value === undefined || value === null) return { requeue: false, requeueAfter: 0 };
@@ -196,6 +204,16 @@ export function readResult(key: ObjectKey, value: unknown): ReadResult {
         `reconcile of "${key}" returned requeueAfter: ${describe(requeueAfter)}; expected a finite number of ms >= 0`,
       ),
     };
+  }
+  for (const name in value) {
+    if (name !== 'requeue' && name !== 'requeueAfter' && Object.hasOwn(value, name)) {
+      return {
+        invalid: new TypeError(
+          `reconcile of "${key}" returned an unknown property ${JSON.stringify(name)}${meant(name)}; ` +
+            'expected nothing or { requeue?: boolean, requeueAfter?: ms }',
+        ),
+      };
+    }
   }
   return { requeue: requeue === true, requeueAfter: requeueAfter ?? 0 };
 }
