@@ -1,34 +1,24 @@
 import {
   Observable,
   asyncScheduler,
+  from,
+  type ObservableInput,
   type OperatorFunction,
-  type SchedulerAction,
   type SchedulerLike,
   type Subscriber,
   type Subscription,
 } from 'rxjs';
 import { silentLogger, type Logger } from '../logger.js';
 import type { ObjectKey } from '../types.js';
+import { KeyQueue, type KeyEntry, type ReconcileOutcomeResult, type RunEnd } from './keyQueue.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
-import { ReconcileTimeoutError, RunContext, readResult, startRun, type Reconciler } from './reconciler.js';
+import { ReconcileTimeoutError, RunContext, readResult, startRun, type Reconciler, type RunReport } from './reconciler.js';
 import { guardObserver, type WorkqueueObserver } from './workqueueObserver.js';
 
 export { ReconcileTimeoutError } from './reconciler.js';
 export type { ReconcileContext, ReconcileResult, Reconciler } from './reconciler.js';
 export type { WorkqueueObserver } from './workqueueObserver.js';
-
-/**
- * How one run ended:
- * - `success`: done until the next trigger; the key's failure count is forgotten.
- * - `error`: it failed (threw, rejected, errored, timed out, or returned
- *   something that is not a result); it runs again after the rate limiter's delay.
- * - `requeue`: it asked for `requeue: true`; it runs again after the rate limiter's delay.
- * - `requeue_after`: it asked for `requeueAfter`; it runs again after that
- *   delay, and its failure count is forgotten.
- * - `dropped`: it failed with `maxRetries` retries behind it; it is not
- *   retried, and its failure count is forgotten.
- */
-export type ReconcileOutcomeResult = 'success' | 'error' | 'requeue' | 'requeue_after' | 'dropped';
+export type { ReconcileOutcomeResult } from './keyQueue.js';
 
 /** One per run, emitted when the run ends. */
 export interface ReconcileOutcome {
@@ -66,6 +56,13 @@ export interface ReconcileOptions {
   timeout?: number;
   /** Rate-limited retries in a row after which a failing key is dropped (default: never dropped). */
   maxRetries?: number;
+  /**
+   * A graceful stop: when it first emits, no key starts any more, the input
+   * is no longer read, and the output completes once the runs in flight
+   * have finished (see the operator's doc). An error of it errors the output;
+   * completing without a value changes nothing.
+   */
+  stop?: ObservableInput<unknown>;
   logger?: Logger;
   observer?: WorkqueueObserver;
   /**
@@ -73,30 +70,6 @@ export interface ReconcileOptions {
    * is read, with a live view of the queue's size.
    */
   inspect?: (inspector: WorkqueueInspector) => void;
-}
-
-const WAITING = 0;
-const RUNNING = 1;
-const DELAYED = 2;
-
-/** All the queue knows about one key; it exists only while the key is waiting, running or delayed. */
-interface KeyState {
-  readonly key: ObjectKey;
-  phase: typeof WAITING | typeof RUNNING | typeof DELAYED;
-  /** Triggered while running: run once more when this run ends. */
-  dirty: boolean;
-  /** Rate-limited requeues in a row; the next run's `ctx.attempt`. */
-  attempt: number;
-  /** When it entered the queue (waiting) or started (running). */
-  since: number;
-  /** The next key in the queue of waiting keys. */
-  next: KeyState | undefined;
-  /** The context of the run in flight; compared by identity to ignore late reports. */
-  ctx: RunContext | undefined;
-  /** An observable reconcile still running. */
-  run: Subscription | undefined;
-  /** The delayed run (delayed), or the timeout of the run (running). */
-  timer: Subscription | undefined;
 }
 
 function requirePositive(name: string, value: number | undefined, integer: boolean): void {
@@ -135,7 +108,8 @@ function describeKey(key: unknown): string {
  * and make one run.
  *
  * Failures are retried, never thrown: a run that throws, rejects, errors,
- * times out (`timeout`), or returns something that is not a result, emits an
+ * times out (`timeout`), or returns something that is not a result (a
+ * property other than `requeue` and `requeueAfter` included), emits an
  * `error` outcome and runs again after `rateLimiter.when(key)` (client-go's
  * `AddRateLimited`); success forgets the count (`Forget`). `{ requeue: true }`
  * is a rate-limited requeue too; `{ requeueAfter: ms }` reruns after that
@@ -155,8 +129,30 @@ function describeKey(key: unknown): string {
  * are dropped, and then the output completes. Outcomes of those last runs
  * still say `error`, `requeue` or `requeue_after`; the rerun they asked for
  * does not happen. When the input errors, the output errors at once.
- * Unsubscribing (or an input error) aborts every run in flight through its
- * `ctx.signal`, unsubscribes observable reconciles and cancels every timer.
+ *
+ * When `stop` first emits, the queue winds down without starting anything:
+ * waiting keys and delayed reruns are dropped (their failure counts
+ * forgotten), the input is unsubscribed, runs in flight finish and their
+ * outcomes are emitted, but no rerun follows them (neither the one an
+ * outcome asks for nor one a trigger during the run asked for); then the
+ * output completes, at once if nothing was in flight. Runs 3 frames,
+ * concurrency 1:
+ * ```
+ * keys:     -ab-c
+ * stop:     ---s
+ * runs:      [a]
+ * outcomes: ----(a|)
+ * ```
+ * `b` was waiting and never runs; `c` is never read. A grace period is a
+ * `takeUntil(stop.pipe(delay(grace)))` after the operator: at the deadline
+ * it unsubscribes, which aborts the runs still in flight.
+ *
+ * Unsubscribing, or an error of the output, aborts every run in flight
+ * through its `ctx.signal`, unsubscribes observable reconciles and cancels
+ * every timer. The output errors when the input errors, when `stop` errors,
+ * and when `rateLimiter.when` or `rateLimiter.forget` throws (an Error naming
+ * the call and the key, with the thrown value as `cause`): a limiter that
+ * cannot answer leaves the queue no delay to keep its promises by.
  *
  * Caveats:
  * - A run that times out is over for the queue: the key may run again while
@@ -174,10 +170,13 @@ function describeKey(key: unknown): string {
  * so a composition has to pass that state between operators through side
  * channels. And `groupBy` that releases idle keys builds and tears down a
  * group, a subject and inner subscriptions each time a key goes idle and
- * comes back: `npm run bench:storm` measured `groupBy` + `exhaustMap` alone
- * at about 0.6 M keys/s, this queue at about 4.6 M keys/s (faster than a
- * plain `mergeMap`), on the same keys. Here the state is one small object
- * per active key, a Map and a linked FIFO, all in one closure released on
+ * comes back: `npm run bench:storm` measures `groupBy` + `exhaustMap` alone
+ * at about an eighth of this queue's rate (0.4 M against 3.5 M keys/s on an
+ * idle machine), and this queue faster than a plain `mergeMap`, on the same
+ * keys. The state lives in a `KeyQueue` (`keyQueue.ts`): one small object
+ * per active key, a Map and a linked FIFO, changed only by pure steps that
+ * are tested on their own; this operator is the shell that runs the
+ * reconciles, timers and subscriptions those steps call for, all released on
  * teardown.
  *
  * @see exhaustMap, which drops the trigger that comes during a run and so
@@ -199,287 +198,322 @@ export function reconcileByKey(reconcile: Reconciler, options: ReconcileOptions 
 
   return (source) =>
     new Observable<ReconcileOutcome>((subscriber) => {
-      const limiter = options.rateLimiter ?? defaultControllerRateLimiter(scheduler);
-      const observer = options.observer === undefined ? undefined : guardObserver(options.observer, logger);
-      const states = new Map<ObjectKey, KeyState>();
-      let head: KeyState | undefined;
-      let tail: KeyState | undefined;
-      let waiting = 0;
-      let running = 0;
-      let delayed = 0;
-      let inputDone = false;
-      let closed = false;
-      let pumping = false;
-      let input: Subscriber<ObjectKey> | undefined;
-
-      const enqueue = (s: KeyState, now: number): void => {
-        s.phase = WAITING;
-        s.since = now;
-        if (tail === undefined) head = s;
-        else tail.next = s;
-        tail = s;
-        waiting++;
-        observer?.depth(waiting);
-      };
-
-      const start = (s: KeyState, now: number, queuedMs: number): void => {
-        s.phase = RUNNING;
-        s.since = now;
-        running++;
-        if (observer !== undefined) {
-          observer.activeWorkers(running);
-          observer.started(s.key, queuedMs);
-        }
-        const ctx = new RunContext(s.key, s.attempt);
-        s.ctx = ctx;
-        const run = startRun(reconcile, ctx, report);
-        if (closed) {
-          run?.unsubscribe(); // the reconcile unsubscribed the pipeline during its call
-          return;
-        }
-        if (s.ctx !== ctx) return; // it finished during the call
-        s.run = run;
-        if (timeout !== undefined) s.timer = scheduler.schedule(expire, timeout, s);
-      };
-
-      // Starts waiting keys while workers are free. Runs that finish
-      // synchronously call it again; the flag turns those calls into more
-      // turns of this loop instead of a recursion as deep as the queue.
-      const pump = (): void => {
-        if (pumping) return;
-        pumping = true;
-        try {
-          while (running < concurrency && head !== undefined && !closed) {
-            const s = head;
-            head = s.next;
-            if (head === undefined) tail = undefined;
-            s.next = undefined;
-            waiting--;
-            observer?.depth(waiting);
-            const now = scheduler.now();
-            start(s, now, now - s.since);
-          }
-        } finally {
-          pumping = false;
-        }
-      };
-
-      const trigger = (key: ObjectKey): void => {
-        if (closed) return;
-        if (typeof key !== 'string' || key === '') {
-          subscriber.error(
-            new TypeError(`reconcileByKey expects object keys ("namespace/name" or "name"), got ${describeKey(key)}`),
-          );
-          return;
-        }
-        const s = states.get(key);
-        if (s === undefined) {
-          const fresh: KeyState = {
-            key,
-            phase: WAITING,
-            dirty: false,
-            attempt: 0,
-            since: 0,
-            next: undefined,
-            ctx: undefined,
-            run: undefined,
-            timer: undefined,
-          };
-          states.set(key, fresh);
-          observer?.added(key);
-          const now = scheduler.now();
-          if (!pumping && head === undefined && running < concurrency) {
-            start(fresh, now, 0);
-          } else {
-            enqueue(fresh, now);
-            pump();
-          }
-        } else if (s.phase === RUNNING) {
-          if (!s.dirty) {
-            s.dirty = true;
-            observer?.added(key);
-          }
-        } else if (s.phase === DELAYED) {
-          // The earliest pending run wins: now beats the delay.
-          s.timer?.unsubscribe();
-          s.timer = undefined;
-          delayed--;
-          observer?.added(key);
-          enqueue(s, scheduler.now());
-          pump();
-        }
-        // WAITING: coalesces into the pending run.
-      };
-
-      function due(this: SchedulerAction<KeyState>, s?: KeyState): void {
-        if (s === undefined || closed || s.phase !== DELAYED) return;
-        s.timer = undefined;
-        delayed--;
-        observer?.added(s.key);
-        enqueue(s, scheduler.now());
-        pump();
-      }
-
-      function expire(this: SchedulerAction<KeyState>, s?: KeyState): void {
-        if (s === undefined || closed || s.ctx === undefined || timeout === undefined) return;
-        s.timer = undefined;
-        const ctx = s.ctx;
-        const error = new ReconcileTimeoutError(s.key, timeout);
-        ctx.abort(error);
-        // Abort listeners run synchronously and may have ended the run already.
-        if (s.ctx === ctx) finish(s, true, error);
-      }
-
-      const report = (ctx: RunContext, failed: boolean, value: unknown): void => {
-        if (closed) return;
-        const s = states.get(ctx.key);
-        // Late: the run timed out, or the pipeline moved on.
-        if (s === undefined || s.ctx !== ctx) return;
-        finish(s, failed, value);
-      };
-
-      const finish = (s: KeyState, failed: boolean, value: unknown): void => {
-        const { key, attempt } = s;
-        const now = scheduler.now();
-        const duration = now - s.since;
-        s.ctx = undefined;
-        if (s.run !== undefined) {
-          s.run.unsubscribe(); // a timed-out observable reconcile
-          s.run = undefined;
-        }
-        if (s.timer !== undefined) {
-          s.timer.unsubscribe();
-          s.timer = undefined;
-        }
-        running--;
-        if (observer !== undefined) {
-          observer.finished(key, duration);
-          observer.activeWorkers(running);
-        }
-
-        let result: ReconcileOutcomeResult = 'success';
-        let error: unknown = value;
-        let delay = -1; // no rerun asked for
-        if (!failed) {
-          const read = readResult(key, value);
-          if ('invalid' in read) {
-            failed = true;
-            error = read.invalid;
-          } else if (read.requeueAfter > 0) {
-            result = 'requeue_after';
-            delay = read.requeueAfter;
-            limiter.forget(key);
-            s.attempt = 0;
-          } else if (read.requeue) {
-            result = 'requeue';
-            delay = limiter.when(key);
-            s.attempt = attempt + 1;
-            observer?.retried(key);
-          } else {
-            limiter.forget(key);
-            s.attempt = 0;
-          }
-        }
-        if (failed) {
-          if (maxRetries !== undefined && attempt >= maxRetries) {
-            result = 'dropped';
-            limiter.forget(key);
-            s.attempt = 0;
-            logger.error({ key, attempt, err: error }, `reconcile failed after ${attempt} retries; dropping the key`);
-          } else {
-            result = 'error';
-            delay = limiter.when(key);
-            s.attempt = attempt + 1;
-            observer?.retried(key);
-            logger.error({ key, attempt, retryInMs: s.dirty ? 0 : delay, err: error }, 'reconcile failed; will retry');
-          }
-        }
-
-        if (s.dirty) {
-          // A trigger came during the run: it runs now, which beats any delay.
-          s.dirty = false;
-          enqueue(s, now);
-        } else if (delay < 0) {
-          states.delete(key);
-        } else if (inputDone) {
-          states.delete(key);
-          limiter.forget(key);
-          logger.debug({ key, result }, 'input completed: the rerun this outcome asks for is dropped');
-        } else if (delay === 0) {
-          observer?.added(key);
-          enqueue(s, now);
-        } else {
-          s.phase = DELAYED;
-          delayed++;
-          s.timer = scheduler.schedule(due, delay, s);
-        }
-
-        subscriber.next(
-          failed ? { key, result, error, attempt, duration } : { key, result, attempt, duration },
-        );
-        if (inputDone && states.size === 0) subscriber.complete();
-        else pump();
-      };
-
-      const inputComplete = (): void => {
-        inputDone = true;
-        for (const s of states.values()) {
-          if (s.phase !== DELAYED) continue;
-          s.timer?.unsubscribe();
-          delayed--;
-          states.delete(s.key);
-          limiter.forget(s.key);
-          logger.debug({ key: s.key }, 'input completed: dropping a delayed rerun');
-        }
-        if (states.size === 0) subscriber.complete();
-      };
-
-      subscriber.add(() => {
-        closed = true;
-        input?.unsubscribe();
-        for (const s of states.values()) {
-          s.timer?.unsubscribe();
-          if (s.ctx !== undefined) {
-            s.run?.unsubscribe();
-            s.ctx.abort();
-          }
-          if (s.attempt > 0) limiter.forget(s.key);
-        }
-        states.clear();
-        head = tail = undefined;
-        if (observer !== undefined) {
-          if (waiting > 0) observer.depth(0);
-          if (running > 0) observer.activeWorkers(0);
-        }
-        waiting = running = delayed = 0;
+      const queue = new KeyQueue<RunContext, Subscription>({ concurrency, maxRetries, timeouts: timeout !== undefined });
+      const shell = new Workqueue(subscriber, queue, reconcile, {
+        limiter: options.rateLimiter ?? defaultControllerRateLimiter(scheduler),
+        observer: options.observer === undefined ? undefined : guardObserver(options.observer, logger),
+        scheduler,
+        logger,
+        timeout,
       });
-
+      subscriber.add(() => shell.teardown());
       options.inspect?.({
         get keys() {
-          return states.size;
+          return queue.keys;
         },
         get waiting() {
-          return waiting;
+          return queue.waiting;
         },
         get running() {
-          return running;
+          return queue.running;
         },
         get delayed() {
-          return delayed;
+          return queue.delayed;
         },
       });
-
-      if (closed) return;
-      // Subscribed through a wrapper to hold the subscriber the source sees:
-      // unsubscribing it stops a synchronous source mid-loop, which a
-      // Subscription returned after the loop could not.
-      new Observable<ObjectKey>((inner) => {
-        input = inner;
-        return source.subscribe(inner);
-      }).subscribe({
-        next: trigger,
-        error: (err: unknown) => subscriber.error(err),
-        complete: inputComplete,
-      });
+      shell.subscribe(source, options.stop);
     });
+}
+
+type QueuedKey = KeyEntry<RunContext, Subscription>;
+
+interface ShellSettings {
+  readonly limiter: RateLimiter;
+  readonly observer: Required<WorkqueueObserver> | undefined;
+  readonly scheduler: SchedulerLike;
+  readonly logger: Logger;
+  readonly timeout: number | undefined;
+}
+
+/** No rerun asked for (a delay of 0 is a rerun at once). */
+const NO_RERUN = -1;
+
+/**
+ * The effects of one subscription of `reconcileByKey`: reads the input and
+ * `stop`, calls the reconcile, arms and cancels timers, asks the rate
+ * limiter, feeds the observer and emits outcomes, each as the `KeyQueue`'s
+ * steps call for.
+ */
+class Workqueue {
+  /** Torn down: nothing may start or be emitted any more. */
+  private closed = false;
+  /**
+   * Inside `pump`. Runs that finish synchronously call it again; the flag
+   * turns those calls into more turns of its loop instead of a recursion as
+   * deep as the queue.
+   */
+  private pumping = false;
+  private input: Subscriber<ObjectKey> | undefined;
+  private stopSubscription: Subscription | undefined;
+
+  constructor(
+    private readonly subscriber: Subscriber<ReconcileOutcome>,
+    private readonly queue: KeyQueue<RunContext, Subscription>,
+    private readonly reconcile: Reconciler,
+    private readonly settings: ShellSettings,
+  ) {}
+
+  subscribe(source: Observable<ObjectKey>, stop: ObservableInput<unknown> | undefined): void {
+    if (this.closed) return;
+    // `stop` first, as takeUntil does: one that emits at once means the input is never read.
+    if (stop !== undefined) {
+      const subscription = from(stop).subscribe({ next: () => this.stop(), error: (err: unknown) => this.subscriber.error(err) });
+      if (this.queue.mode === 'stopping' || this.closed) subscription.unsubscribe();
+      else this.stopSubscription = subscription;
+    }
+    if (this.closed || this.queue.mode === 'stopping') return;
+    // Subscribed through a wrapper to hold the subscriber the source sees:
+    // unsubscribing it stops a synchronous source mid-loop, which a
+    // Subscription returned after the loop could not.
+    new Observable<ObjectKey>((inner) => {
+      this.input = inner;
+      return source.subscribe(inner);
+    }).subscribe({
+      next: this.trigger,
+      error: (err: unknown) => this.subscriber.error(err),
+      complete: () => this.inputComplete(),
+    });
+  }
+
+  private readonly trigger = (key: ObjectKey): void => {
+    if (this.closed) return;
+    if (typeof key !== 'string' || key === '') {
+      this.subscriber.error(new TypeError(`reconcileByKey expects object keys ("namespace/name" or "name"), got ${describeKey(key)}`));
+      return;
+    }
+    const { queue, settings } = this;
+    const now = settings.scheduler.now();
+    const e = queue.trigger(key, now, !this.pumping);
+    if (e === undefined) return; // it coalesced into the pending run
+    switch (e.phase) {
+      case 'running':
+        settings.observer?.added(key);
+        // Not dirty: it found a free worker at once, and starts without ever counting in the depth.
+        // Dirty: it runs once more when this run ends.
+        if (!e.dirty) this.start(e);
+        return;
+      case 'delayed': // the earliest pending run wins: now beats the delay
+        queue.wake(e, now)?.unsubscribe();
+        return this.queued(key);
+      case 'waiting':
+        settings.observer?.added(key);
+        settings.observer?.depth(queue.waiting);
+        this.pump();
+    }
+  };
+
+  /** A key entered the queue of waiting keys. */
+  private queued(key: ObjectKey): void {
+    const { observer } = this.settings;
+    if (observer !== undefined) {
+      observer.added(key);
+      observer.depth(this.queue.waiting);
+    }
+    this.pump();
+  }
+
+  /** Starts waiting keys while workers are free. */
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      const { queue, settings } = this;
+      while (!this.closed && queue.waiting > 0 && queue.running < queue.concurrency) {
+        const e = queue.take(settings.scheduler.now());
+        if (e === undefined) break;
+        settings.observer?.depth(queue.waiting);
+        this.start(e);
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private start(e: QueuedKey): void {
+    const { observer, timeout, scheduler } = this.settings;
+    if (observer !== undefined) {
+      observer.activeWorkers(this.queue.running);
+      observer.started(e.key, e.waited);
+      if (this.closed) return; // the observer unsubscribed the pipeline
+    }
+    const ctx = new RunContext(e.key, e.attempt);
+    e.run = ctx;
+    startRun(this.reconcile, ctx, this.report);
+    // Finished during the call, or the reconcile unsubscribed the pipeline (which aborted it).
+    if (this.closed || e.run !== ctx) return;
+    if (timeout !== undefined) this.queue.arm(e, scheduler.schedule(this.expire, timeout, e));
+  }
+
+  private readonly report: RunReport = (ctx, failed, value) => {
+    if (this.closed) return;
+    const e = this.queue.get(ctx.key);
+    // Late: the run timed out, or the pipeline moved on.
+    if (e === undefined || e.run !== ctx) return;
+    this.finish(e, failed, value);
+  };
+
+  private readonly expire = (e?: QueuedKey): void => {
+    const { timeout } = this.settings;
+    const ctx = e?.run;
+    if (e === undefined || ctx === undefined || this.closed || timeout === undefined) return;
+    this.queue.disarm(e); // it has fired
+    const error = new ReconcileTimeoutError(e.key, timeout);
+    ctx.abort(error);
+    // Abort listeners run synchronously and may have ended the run already.
+    if (e.run === ctx) this.finish(e, true, error);
+  };
+
+  private readonly due = (e?: QueuedKey): void => {
+    if (e === undefined || this.closed || e.phase !== 'delayed' || this.queue.get(e.key) !== e) return;
+    this.queue.wake(e, this.settings.scheduler.now()); // its timer is the one firing
+    this.queued(e.key);
+  };
+
+  private finish(e: QueuedKey, failed: boolean, value: unknown): void {
+    const { queue, settings } = this;
+    const { observer, logger } = settings;
+    const { key, attempt } = e;
+    const now = settings.scheduler.now();
+    const duration = now - e.since;
+    e.run?.release();
+    queue.disarm(e)?.unsubscribe(); // the timeout
+    observer?.finished(key, duration);
+
+    let end: RunEnd = 'failure';
+    let error = value;
+    let after = NO_RERUN;
+    if (!failed && value === undefined) {
+      end = 'success'; // most reconciles return nothing: no result to read
+    } else if (!failed) {
+      const read = readResult(key, value);
+      if ('invalid' in read) {
+        failed = true;
+        error = read.invalid;
+      } else if (read.requeueAfter > 0) {
+        end = 'requeueAfter';
+        after = read.requeueAfter;
+      } else {
+        end = read.requeue ? 'requeue' : 'success';
+      }
+    }
+    const result = queue.judge(e, end);
+    // What the rate limiter hears of it: a delay to count, or the key to forget.
+    let delay = after;
+    if (result === 'error' || result === 'requeue') delay = this.when(key);
+    else this.forget(key);
+    if (this.closed) return; // the limiter threw: the output has errored
+    const next = queue.finish(e, now, result, delay);
+    // Armed before any observer or logger runs: were one of them to
+    // unsubscribe or stop the queue, it would find the timer to cancel.
+    if (next === 'delayed') queue.arm(e, settings.scheduler.schedule(this.due, delay, e));
+    if (observer !== undefined) {
+      observer.activeWorkers(queue.running);
+      if (result === 'error' || result === 'requeue') observer.retried(key);
+    }
+    if (result === 'error') {
+      logger.error({ key, attempt, retryInMs: next === 'again' ? 0 : delay, err: error }, 'reconcile failed; will retry');
+    } else if (result === 'dropped') {
+      logger.error({ key, attempt, err: error }, `reconcile failed after ${attempt} retries; dropping the key`);
+    }
+    switch (next) {
+      case 'queued': // a rerun without delay: it enters the queue again
+        observer?.added(key);
+        observer?.depth(queue.waiting);
+        break;
+      case 'again': // triggered during the run: counted as added then
+        observer?.depth(queue.waiting);
+        break;
+      case 'dropped':
+        this.forget(key);
+        if (this.closed) return;
+        logger.debug({ key, result }, `${queue.mode === 'stopping' ? 'stopping' : 'input completed'}: the rerun this outcome asks for is dropped`);
+    }
+
+    this.subscriber.next(failed ? { key, result, error, attempt, duration } : { key, result, attempt, duration });
+    if (queue.done) this.subscriber.complete();
+    else this.pump();
+  }
+
+  private inputComplete(): void {
+    for (const e of this.queue.complete()) {
+      e.timer?.unsubscribe();
+      if (!this.closed) this.forget(e.key);
+      this.settings.logger.debug({ key: e.key }, 'input completed: dropping a delayed rerun');
+    }
+    if (!this.closed && this.queue.done) this.subscriber.complete();
+  }
+
+  private stop(): void {
+    if (this.closed || this.queue.mode === 'stopping') return;
+    this.stopSubscription?.unsubscribe();
+    this.input?.unsubscribe();
+    const { queue, settings } = this;
+    const waiting = queue.waiting;
+    const dropped = queue.stop();
+    if (waiting > 0) settings.observer?.depth(0);
+    for (const e of dropped) {
+      e.timer?.unsubscribe();
+      if (!this.closed) this.forget(e.key);
+    }
+    settings.logger.debug({ dropped: dropped.length, running: queue.running }, 'stopping: dropped waiting and delayed keys');
+    if (!this.closed && queue.done) this.subscriber.complete();
+  }
+
+  teardown(): void {
+    this.closed = true;
+    this.input?.unsubscribe();
+    this.stopSubscription?.unsubscribe();
+    const { queue, settings } = this;
+    const { waiting, running } = queue;
+    for (const e of queue.clear()) {
+      e.timer?.unsubscribe();
+      e.run?.abort();
+      if (e.attempt > 0) {
+        try {
+          settings.limiter.forget(e.key);
+        } catch (err) {
+          // The output has ended: there is no one left to tell but the log.
+          settings.logger.error({ key: e.key, err: String(err) }, 'rateLimiter.forget threw while the queue was torn down');
+        }
+      }
+    }
+    if (settings.observer !== undefined) {
+      if (waiting > 0) settings.observer.depth(0);
+      if (running > 0) settings.observer.activeWorkers(0);
+    }
+  }
+
+  /** `rateLimiter.when(key)`; a throw errors the output (and answers NO_RERUN). */
+  private when(key: ObjectKey): number {
+    try {
+      return this.settings.limiter.when(key);
+    } catch (err) {
+      this.limiterThrew('when', key, err);
+      return NO_RERUN;
+    }
+  }
+
+  /** `rateLimiter.forget(key)`; a throw errors the output. */
+  private forget(key: ObjectKey): void {
+    try {
+      this.settings.limiter.forget(key);
+    } catch (err) {
+      this.limiterThrew('forget', key, err);
+    }
+  }
+
+  private limiterThrew(method: 'when' | 'forget', key: ObjectKey, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.subscriber.error(new Error(`rateLimiter.${method}(${JSON.stringify(key)}) threw: ${message}`, { cause: err }));
+  }
 }

@@ -50,14 +50,16 @@ export class ReconcileTimeoutError extends Error {
 }
 
 /**
- * The context of one run. The `AbortController` is made on the first read of
- * `signal`, not per run: most reconciles that finish at once never look at
- * it, and making one costs more than the rest of a run of the workqueue.
+ * The context of one run, and the handle that ends it. The `AbortController`
+ * is made on the first read of `signal`, not per run: most reconciles that
+ * finish at once never look at it, and making one costs more than the rest of
+ * a run of the workqueue.
  */
 export class RunContext implements ReconcileContext {
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
+  #subscription: Subscription | undefined;
 
   constructor(
     readonly key: ObjectKey,
@@ -72,12 +74,34 @@ export class RunContext implements ReconcileContext {
     return this.#controller.signal;
   }
 
-  /** Aborts the signal (now if it was read, else as soon as it is). No reason means an `AbortError`. */
+  /**
+   * Ends the run for the reconcile: aborts the signal (now if it was read,
+   * else as soon as it is; no reason means an `AbortError`), then
+   * unsubscribes an observable reconcile. Abort listeners run first, so a
+   * reconcile that reports its end on abort still does.
+   */
   abort(reason?: unknown): void {
     if (this.#aborted) return;
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
+    this.release();
+  }
+
+  /**
+   * Lets go of an observable reconcile: unsubscribes it, so that its
+   * finalizers have run before the key can run again (nothing once they have).
+   */
+  release(): void {
+    const subscription = this.#subscription;
+    this.#subscription = undefined;
+    subscription?.unsubscribe();
+  }
+
+  /** Keeps the subscription of an observable reconcile, to end with the run; ends it at once if the run already was. */
+  hold(subscription: Subscription): void {
+    if (this.#aborted) subscription.unsubscribe();
+    else this.#subscription = subscription;
   }
 }
 
@@ -98,42 +122,43 @@ function isObservableInput(value: object): value is ObservableInput<unknown> {
 /**
  * Calls the reconciler once and reports how it ended, through `report`,
  * synchronously when it returned a plain value, threw, or its observable
- * finished during subscription. Returns the subscription of an observable
- * result that is still running (for cancellation), else undefined. Reports
- * after a cancellation or a timeout are the caller's to ignore: a promise
- * cannot be called back.
+ * finished during subscription. The subscription of an observable result is
+ * kept by `ctx`, so that `ctx.abort()` cancels it. Reports after a
+ * cancellation or a timeout are the caller's to ignore: a promise cannot be
+ * called back.
  */
-export function startRun(reconcile: Reconciler, ctx: RunContext, report: RunReport): Subscription | undefined {
+export function startRun(reconcile: Reconciler, ctx: RunContext, report: RunReport): void {
   let value: unknown;
   try {
     value = reconcile(ctx.key, ctx);
   } catch (error) {
     report(ctx, true, error);
-    return undefined;
+    return;
   }
   if (value === undefined || value === null || typeof value !== 'object') {
     report(ctx, false, value);
-    return undefined;
+    return;
   }
   if (typeof (value as PromiseLike<unknown>).then === 'function') {
     (value as PromiseLike<unknown>).then(
       (result) => report(ctx, false, result),
       (error: unknown) => report(ctx, true, error),
     );
-    return undefined;
+    return;
   }
   if (!isObservableInput(value)) {
     report(ctx, false, value);
-    return undefined;
+    return;
   }
   let last: unknown;
-  return from(value).subscribe({
+  const subscription = from(value).subscribe({
     next: (v) => {
       last = v;
     },
     error: (error: unknown) => report(ctx, true, error),
     complete: () => report(ctx, false, last),
   });
+  if (!subscription.closed) ctx.hold(subscription);
 }
 
 /** The instructions in a result, or the error that says why it is not one. */
@@ -147,10 +172,18 @@ function describe(value: unknown): string {
   return String(value);
 }
 
+/** The field that a misspelt property of a result was most likely meant to be, if it looks like one. */
+function meant(name: string): string {
+  const lower = name.toLowerCase();
+  if (lower.includes('after') || lower.includes('delay')) return ' (did you mean requeueAfter?)';
+  return lower.startsWith('requeue') ? ' (did you mean requeue?)' : '';
+}
+
 /**
  * Reads what a reconcile returned. A result it cannot act on is a failure
  * with a message naming it, rather than something ignored: a typo in
- * `requeueAfter` must not silently stop a periodic requeue.
+ * `requeueAfter` (`requeueafter`, `requeueAfterMs`, which TypeScript accepts
+ * once the object is widened) must not silently stop a periodic requeue.
  */
 export function readResult(key: ObjectKey, value: unknown): ReadResult {
   if (value === undefined || value === null) return { requeue: false, requeueAfter: 0 };
@@ -171,6 +204,16 @@ export function readResult(key: ObjectKey, value: unknown): ReadResult {
         `reconcile of "${key}" returned requeueAfter: ${describe(requeueAfter)}; expected a finite number of ms >= 0`,
       ),
     };
+  }
+  for (const name in value) {
+    if (name !== 'requeue' && name !== 'requeueAfter' && Object.hasOwn(value, name)) {
+      return {
+        invalid: new TypeError(
+          `reconcile of "${key}" returned an unknown property ${JSON.stringify(name)}${meant(name)}; ` +
+            'expected nothing or { requeue?: boolean, requeueAfter?: ms }',
+        ),
+      };
+    }
   }
   return { requeue: requeue === true, requeueAfter: requeueAfter ?? 0 };
 }

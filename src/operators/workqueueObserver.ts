@@ -14,7 +14,8 @@ import type { ObjectKey } from '../types.js';
  *   (as client-go's `Add` counts only what enters its dirty set).
  * - `depth(n)`: the number of keys waiting for a free worker changed; `n` is
  *   the new number. Running keys and keys waiting out a delay are not in it.
- *   A key that finds a free worker at once starts without changing it.
+ *   A key that finds a free worker at once starts without changing it; a
+ *   `stop` that drops the waiting keys makes it 0.
  * - `started(key, queuedMs)`: a run begins, `queuedMs` after the key entered
  *   the queue (0 when it found a free worker at once).
  * - `finished(key, workMs)`: a run ended, however it ended (a timeout ends it

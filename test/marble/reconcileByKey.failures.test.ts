@@ -185,6 +185,43 @@ describe('reconcileByKey: results', () => {
     });
   });
 
+  it('fails a run whose result has a property it does not know (a typo TypeScript lets through once the object is widened), naming the key and the property, and retries it like any failure', () => {
+    const errors: unknown[] = [];
+    testScheduler().run(({ cold, expectObservable }) => {
+      const firstResults: Record<string, unknown> = {
+        lower: { requeueafter: 1000 },
+        ms: { requeue: false, requeueAfterMs: 1000 },
+        other: { done: true },
+      };
+      const reconcile: Reconciler = (key, ctx) => (ctx.attempt === 0 ? (firstResults[key] as ReconcileResult) : undefined);
+      const out = cold('(lmo)', { l: 'lower', m: 'ms', o: 'other' }).pipe(
+        reconcileByKey(reconcile, { concurrency: 3, rateLimiter: exponentialFailureRateLimiter(10, 1000), logger: silentLogger }),
+        map((o) => {
+          if (o.error !== undefined) errors.push(o.error);
+          return `${o.key} ${o.result}#${o.attempt}${o.error === undefined ? '' : `: ${(o.error as Error).message}`}`;
+        }),
+      );
+      const expected = 'expected nothing or { requeue?: boolean, requeueAfter?: ms }';
+      expectObservable(out).toBe('(lmo) 5ms (LMO)', {
+        l: `lower error#0: reconcile of "lower" returned an unknown property "requeueafter" (did you mean requeueAfter?); ${expected}`,
+        m: `ms error#0: reconcile of "ms" returned an unknown property "requeueAfterMs" (did you mean requeueAfter?); ${expected}`,
+        o: `other error#0: reconcile of "other" returned an unknown property "done"; ${expected}`,
+        L: 'lower success#1',
+        M: 'ms success#1',
+        O: 'other success#1',
+      });
+    });
+    expect(errors.every((e) => e instanceof TypeError)).to.equal(true);
+  });
+
+  it('reads only the own properties of a result: inherited ones are no typo', () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      const result = Object.assign(Object.create({ inherited: true }) as object, { requeueAfter: 5 }) as ReconcileResult;
+      const out = cold('a').pipe(reconcileByKey(() => result, { logger: silentLogger }), take(1));
+      expectObservable(out.pipe(map((o) => o.result))).toBe('(a|)', { a: 'requeue_after' });
+    });
+  });
+
   it('takes the last value of an observable reconcile as its result', () => {
     testScheduler().run(({ cold, expectObservable }) => {
       const out = cold('a').pipe(
