@@ -1,18 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import {
-  bucketRateLimiter,
-  controller,
-  eventRecorder,
-  exponentialFailureRateLimiter,
-  InformerFactory,
-  maxOfRateLimiter,
-  silentLogger,
-  type Controller,
-  type EventRecorder,
-  type EventRecorderStats,
-  type KubeObject,
-  type ReconcileOutcome,
-} from 'rxkube';
+import { bucketRateLimiter, controller, eventRecorder, exponentialFailureRateLimiter, InformerFactory, maxOfRateLimiter, silentLogger, type Controller, type EventRecorder, type KubeObject, type ReconcileOutcome } from 'rxkube';
+import { type EventRecorderStats } from '../src/sinks/events/eventRecorder.js';
 import { configMapRolloutOptions } from '../examples/configmap-rollout/controller.js';
 import { podAutoscalerOptions } from '../examples/podautoscaler/controller.js';
 import { chaoticReconcile, type InFlightGuard, type ReconcileChaos } from './chaosReconcile.js';

@@ -1,5 +1,5 @@
 import { cpus } from 'node:os';
-import type { EventRecorderStats } from 'rxkube';
+import type { EventRecorderStats } from '../src/sinks/events/eventRecorder.js';
 import type { LeaderReport } from './leader/leaderChaos.js';
 import type { FaultStats } from './faultInjector.js';
 import type { HeapCheck } from './invariants/heap.js';

@@ -1,4 +1,4 @@
-import type { ListWatchMonitor } from 'rxkube';
+import type { ListWatchMonitor } from '../src/sources/listWatch.js';
 import { bump } from './stats.js';
 
 export interface SourceStats {

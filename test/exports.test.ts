@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as rxkube from 'rxkube';
 import * as testing from 'rxkube/testing';
+import * as apiserver from 'rxkube/apiserver';
+import { apiReport } from '../scripts/apiReport.js';
 
 const run = promisify(execFile);
 const root = new URL('..', import.meta.url).pathname;
@@ -30,6 +32,21 @@ describe('the public entry points', function () {
   it('export every part under the name the design gives it', () => {
     expect(mainExports.filter((name) => !(name in rxkube))).to.deep.equal([]);
     expect(testingExports.filter((name) => !(name in testing))).to.deep.equal([]);
+    expect('startApiServer' in apiserver).to.equal(true);
+  });
+
+  it('match the API reports in api/, name by name and shape by shape', async () => {
+    const { changed, errors } = await apiReport({ check: true });
+    expect(errors, 'api-extractor errors').to.deep.equal([]);
+    expect(changed, 'reports that differ from the exported API: review the change, then run npm run api:report').to.deep.equal([]);
+  });
+
+  it('export at most 90 names from the root entry, values and types', async () => {
+    const report = await readFile(join(root, 'api/rxkube.api.md'), 'utf8');
+    const names = new Set([...report.matchAll(/^export (?:declare )?(?:abstract )?(?:function|class|interface|type|const|let|enum|namespace) ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]));
+    expect(names.size, [...names].join(', ')).to.be.at.most(90);
+    // The values among them are what a plain import sees; the rest are types.
+    expect(Object.keys(rxkube).every((name) => names.has(name))).to.equal(true);
   });
 
   it('build to JavaScript that plain Node imports, without tsx', async () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Subscription } from 'rxjs';
-import { findCondition, leaseClient, silentLogger, type Controller, type LeaseClient, type ObjectKey } from 'rxkube';
-import { pausable } from 'rxkube/testing';
+import { findCondition, silentLogger, type Controller, type ObjectKey } from 'rxkube';
+import { leaseClient, pausable, type LeaseClient } from 'rxkube/testing';
 import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { waitFor } from '../../test/support/waitFor.js';
 import { installCrd } from '../podautoscaler/crd.js';

@@ -1,8 +1,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { controller, type Controller, type ControllerOptions, type LeaseClient, type ObjectKey } from 'rxkube';
+import { controller, type Controller, type ControllerOptions, type ObjectKey } from 'rxkube';
 import { podAutoscalerOptions, type PodAutoscalerOptions } from '../podautoscaler/controller.js';
 import { reconcilePodAutoscaler } from '../podautoscaler/reconcile.js';
 import type { PodAutoscaler } from '../podautoscaler/types.js';
+
+/** What leader election reads and writes the Lease through (a test's cut-off client, say). */
+type LeaseClient = NonNullable<NonNullable<ControllerOptions<PodAutoscaler>['leaderElection']>['client']>;
 
 /** The Lease the replicas compete for, unless told otherwise. */
 export const DEFAULT_LEASE = 'default/podautoscaler-leader';

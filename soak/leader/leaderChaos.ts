@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { controller, eventRecorder, InformerFactory, leaderElectionJitterFactor, silentLogger, type Controller, type EventRecorder, type ReconcileOutcome } from 'rxkube';
+import { controller, eventRecorder, InformerFactory, silentLogger, type Controller, type EventRecorder, type ReconcileOutcome } from 'rxkube';
+import { leaderElectionJitterFactor } from '../../src/sinks/leader/leaderElection.js';
 import { inMemoryLeaseClient, pausable, type PausableLeaseClient } from 'rxkube/testing';
 import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { chaoticReconcile, type InFlightGuard, type ReconcileChaos } from '../chaosReconcile.js';

@@ -1,5 +1,6 @@
 import { delay, Observable, switchMap, tap, timer, type SchedulerLike } from 'rxjs';
-import type { Lease, LeaseClient } from 'rxkube';
+import type { Lease } from '../../src/sinks/leader/leaseRecord.js';
+import type { LeaseClient } from '../../src/sinks/leader/leaseClient.js';
 
 /** A write the lease store accepted: when (on the replicas' clock), by whom, and who holds the lease after it. */
 export interface LeaseWrite {

@@ -1,19 +1,36 @@
-export * from '../apiserver/startApiServer.js';
-export type { Fault, Faults, RequestFaults, RequestMatch } from '../apiserver/faults.js';
-export type { RequestLogEntry } from '../apiserver/http/requestLog.js';
-export * from './memory/inMemoryLeaseClient.js';
-export * from './memory/pausable.js';
-export * from './marble/marbles.js';
-export * from './marble/patterns.js';
-export * from './marble/timeline.js';
-export * from './marble/virtualTime.js';
-export * from './marble/watchEvents.js';
-export * from './memory/memoryResources.js';
-export * from './memory/memoryWatch.js';
-export * from './memory/memoryTransport.js';
-export * from './memory/memoryRequest.js';
-export * from './memory/memoryClient.js';
-export * from './memory/memoryRecorder.js';
-export * from './marble/marbleInformers.js';
-export * from './marble/views.js';
-export * from './marble/runReconcile.js';
+/**
+ * rxkube/testing: what a controller's tests use.
+ *
+ * Where to start: `runReconcile` runs a reconcile inside the real
+ * `controller()` pipeline in virtual time, against an in-memory cluster,
+ * and checks its outcomes, writes and Events against marble diagrams.
+ * `memoryClient` and `memoryRecorder` are that cluster's client and Event
+ * recorder for tests of your own; `inMemoryLeaseClient` and `pausable`
+ * test leader election in virtual time; `startApiServer` runs the embedded
+ * API server over real HTTP for integration tests (also `rxkube/apiserver`).
+ *
+ * Every name below is exported on purpose (see `api/rxkube-testing.api.md`).
+ */
+
+// Reconciles in virtual time.
+export { runReconcile, type ClusterChange, type ReconcileRun, type ReconcileRunHelpers, type RunReconcileOptions, type TimedOutcome } from './marble/runReconcile.js';
+
+// The in-memory cluster: its client, its Event recorder, its lease client.
+export { memoryClient, type MemoryClient, type MemoryClientOptions } from './memory/memoryClient.js';
+export type { MemoryRequest, MemoryVerb } from './memory/memoryRequest.js';
+export type { MemoryResource } from './memory/memoryResources.js';
+export { memoryRecorder, type MemoryRecorder, type RecordedEvent, type RefusedEvent } from './memory/memoryRecorder.js';
+export { inMemoryLeaseClient, type InMemoryLeaseClient, type InMemoryLeaseClientOptions } from './memory/inMemoryLeaseClient.js';
+export { LeaseClientPausedError, pausable, type PausableLeaseClient, type PauseMode } from './memory/pausable.js';
+export { leaseClient, type LeaseClient } from '../sinks/leader/leaseClient.js';
+export type { Fault, RequestFaults, RequestMatch } from '../apiserver/faults.js';
+
+// Marble diagrams, patterns, timelines and virtual time, for tests of any stream.
+export { coldMarbles, hotMarbles, marbleTime, parseMarbles, type MarbleMessage, type MarbleNotification } from './marble/marbles.js';
+export { matchesPattern, projectOnto, renderValue, type Pattern } from './marble/patterns.js';
+export { expectTimeline, timelineRecorder, type Timeline, type TimelineView } from './marble/timeline.js';
+export { runVirtualTime, type RunVirtualTimeOptions, type VirtualTimeStop } from './marble/virtualTime.js';
+export { added, bookmark, deleted, list, listed, modified, restart, synced } from './marble/watchEvents.js';
+
+// The embedded API server over HTTP, for integration tests.
+export { startApiServer, type ApiServer, type ApiServerOptions } from '../apiserver/startApiServer.js';

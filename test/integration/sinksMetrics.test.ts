@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { Subject, firstValueFrom, take, toArray } from 'rxjs';
-import { silentLogger, exponentialFailureRateLimiter, reconcileByKey, kubeClient, startHealthServer, type HealthServer, leaderMetrics, controllerMetrics, setControllerReference, splitKey, type KubeObject, listWatch, sourceMetrics } from 'rxkube';
+import { silentLogger, exponentialFailureRateLimiter, reconcileByKey, kubeClient, startHealthServer, leaderMetrics, controllerMetrics, setControllerReference, splitKey, type KubeObject, listWatch, sourceMetrics } from 'rxkube';
+import { type HealthServer } from '../../src/sinks/metrics/healthServer.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { type WatchRestartReason } from '../../src/sources/listWatch.js';
 import { controllerMetricTypes, metricTypes, sampleValue } from '../sinks/prometheus.js';

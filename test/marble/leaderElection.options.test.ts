@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
-import { leaderElection, type LeaderElectionOptions } from 'rxkube';
-import { LeaderElectionConfigError } from '../../src/sinks/leader/leaderElection.js';
+import { leaderElection } from 'rxkube';
+import { type LeaderElectionOptions, LeaderElectionConfigError } from '../../src/sinks/leader/leaderElection.js';
 import { inMemoryLeaseClient } from 'rxkube/testing';
 
 const client = inMemoryLeaseClient();

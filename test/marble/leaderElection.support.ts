@@ -1,8 +1,8 @@
 import type { TestScheduler } from 'rxjs/testing';
 import { inMemoryLeaseClient, type InMemoryLeaseClient } from 'rxkube/testing';
 import { testScheduler } from '../support/objects.js';
-import { silentLogger, leaderElection, type LeaderElectionOptions } from 'rxkube';
-import { type LeaderState } from '../../src/sinks/leader/leaderElection.js';
+import { silentLogger, leaderElection } from 'rxkube';
+import type { LeaderElectionOptions, LeaderState } from '../../src/sinks/leader/leaderElection.js';
 import type { LeaseClient } from '../../src/sinks/leader/leaseClient.js';
 import type { Lease } from '../../src/sinks/leader/leaseRecord.js';
 

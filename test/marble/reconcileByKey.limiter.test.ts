@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { NEVER, Subject, Observable, of } from 'rxjs';
-import { silentLogger, type Logger } from '../../src/logger.js';
-import type { RateLimiter } from '../../src/operators/rateLimiters.js';
-import { reconcileByKey, type ReconcileOptions, type ReconcileOutcome, type Reconciler, type WorkqueueInspector } from '../../src/operators/reconcileByKey.js';
+import { silentLogger, type Logger, type RateLimiter, reconcileByKey, type ReconcileOutcome, type Reconciler } from 'rxkube';
+import { type ReconcileOptions, type WorkqueueInspector } from '../../src/operators/reconcileByKey.js';
 import { testScheduler } from '../support/objects.js';
 
 const boom = new Error('boom');

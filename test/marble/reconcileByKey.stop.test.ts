@@ -2,15 +2,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { EMPTY, NEVER, Observable, Subject, asyncScheduler, defer, delay, finalize, map, of, takeUntil, tap, timer, type ObservableInput } from 'rxjs';
 import type { TestScheduler } from 'rxjs/testing';
-import { silentLogger } from '../../src/logger.js';
-import { exponentialFailureRateLimiter, fastSlowRateLimiter } from '../../src/operators/rateLimiters.js';
-import {
-  reconcileByKey,
-  type ReconcileOptions,
-  type ReconcileOutcome,
-  type Reconciler,
-  type WorkqueueInspector,
-} from '../../src/operators/reconcileByKey.js';
+import { silentLogger, exponentialFailureRateLimiter, fastSlowRateLimiter, reconcileByKey, type ReconcileOutcome, type Reconciler } from 'rxkube';
+import { type ReconcileOptions, type WorkqueueInspector } from '../../src/operators/reconcileByKey.js';
 import { testScheduler } from '../support/objects.js';
 
 const work = (frames: number) => timer(frames).pipe(map(() => undefined));

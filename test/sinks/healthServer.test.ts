@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Counter, Registry } from 'prom-client';
-import { startHealthServer, type HealthServer, silentLogger } from 'rxkube';
+import { startHealthServer, silentLogger } from 'rxkube';
+import { type HealthServer } from '../../src/sinks/metrics/healthServer.js';
 
 function tcpHandles(): number {
   return process.getActiveResourcesInfo().filter((r) => r.startsWith('TCP')).length;

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
-import { isAlreadyExists, isConflict, isInvalid, isNotFound, KubeApiError, UnknownResourceError, InvalidTargetError, type KubeObject, type ListWatchEvent } from 'rxkube';
+import { isAlreadyExists, isConflict, isInvalid, isNotFound, KubeApiError, type KubeObject, type ListWatchEvent } from 'rxkube';
+import { UnknownResourceError } from '../../src/sinks/client/resources.js';
+import { InvalidTargetError } from '../../src/sinks/client/readModifyWrite.js';
 import { memoryClient, runVirtualTime, type MemoryClient } from 'rxkube/testing';
 
 interface Widget extends KubeObject {
