@@ -30,16 +30,29 @@ const WATCH_TYPES = { ADDED: 'Added', MODIFIED: 'Modified', DELETED: 'Deleted' }
  * `resourceVersion` stays undefined: a streaming list cut short is no list.
  */
 export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
+  // The sink's parts, one property load away: `line` runs for every event of a busy watch.
+  private readonly resource: string;
+  private readonly logger: Logger;
+  private readonly monitor: ListWatchMonitor;
+  private readonly transform: ((object: T) => T) | undefined;
+  private readonly emit: (event: ListWatchEvent<T>) => void;
+
   constructor(
-    private readonly sink: WatchEventSink<T>,
+    sink: WatchEventSink<T>,
     /** Still in a streaming list's initial events. */
     public listing: boolean,
     /** The newest version seen, to resume from; undefined while `listing`. */
     public resourceVersion: string | undefined,
-  ) {}
+  ) {
+    this.resource = sink.resource;
+    this.logger = sink.logger;
+    this.monitor = sink.monitor;
+    this.transform = sink.transform;
+    this.emit = sink.emit;
+  }
 
   line(line: WatchLine): WatchEnd | undefined {
-    this.sink.monitor.event?.(this.sink.resource, line.type);
+    this.monitor.event?.(this.resource, line.type);
     const object = line.object as T;
     switch (line.type) {
       case 'ADDED':
@@ -57,11 +70,11 @@ export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
           if (object.metadata.annotations?.[INITIAL_EVENTS_END] !== 'true') return undefined;
           this.listing = false;
           this.resourceVersion = rv;
-          this.sink.emit({ type: 'Synced', resourceVersion: rv });
+          this.emit({ type: 'Synced', resourceVersion: rv });
           return undefined;
         }
         this.resourceVersion = rv;
-        this.sink.emit({ type: 'Bookmark', resourceVersion: rv });
+        this.emit({ type: 'Bookmark', resourceVersion: rv });
         return undefined;
       }
       case 'ERROR': {
@@ -80,7 +93,7 @@ export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
   /** A line that is not JSON or not an event: reported, and the watch reopened from the last good version. */
   malformed(error: MalformedWatchLineError): WatchEnd {
     this.logMalformed(error.message);
-    this.sink.monitor.malformedLine?.(this.sink.resource, error);
+    this.monitor.malformedLine?.(this.resource, error);
     return { kind: 'malformed' };
   }
 
@@ -91,24 +104,24 @@ export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
   }
 
   private logMalformed(error: string): void {
-    this.sink.logger.error(
-      { resource: this.sink.resource, resourceVersion: this.resourceVersion, error },
+    this.logger.error(
+      { resource: this.resource, resourceVersion: this.resourceVersion, error },
       'malformed watch line; reopening the watch from the last good resourceVersion',
     );
   }
 
   /** Emits the object, transformed; a transform that throws ends the watch, and the source. */
   private emitObject(type: 'Listed' | 'Added' | 'Modified' | 'Deleted', object: T): WatchEnd | undefined {
-    const { transform } = this.sink;
+    const { transform } = this;
     let out = object;
     if (transform !== undefined) {
       try {
         out = transform(object);
       } catch (err) {
-        return { kind: 'fatal', error: transformError(object, err, this.sink.resource) };
+        return { kind: 'fatal', error: transformError(object, err, this.resource) };
       }
     }
-    this.sink.emit({ type, object: out });
+    this.emit({ type, object: out });
     return undefined;
   }
 }
