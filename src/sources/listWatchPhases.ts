@@ -10,7 +10,11 @@ import type { ListPage, ListWatchTransport, TransportSettings, WatchEnd } from '
 import { resourceName, type ResourceRef } from './resource.js';
 import { WatchEvents, type WatchEventSink } from './watchEvents.js';
 
-/** Why a list begins: the first one, history expired (410), a page token expired, or a list that failed before. */
+/**
+ * Why a list begins: the first one, history expired (410), a page token
+ * expired, or (`retry`) a streaming list the server closed before its end.
+ * A list tried again after a failure keeps the reason it began with.
+ */
 export type ListReason = 'initial' | 'expired' | 'continue-expired' | 'retry';
 
 /** A phase that sends a request. */
