@@ -87,6 +87,23 @@ describe('listWatch on answers a real API server does not give', () => {
     expect(events).to.deep.equal([{ type: 'Restart' }, { type: 'Listed', object: { metadata: { name: 'a' } } }, { type: 'Synced', resourceVersion: '3' }]);
   });
 
+  it('sends nothing more once unsubscribed while a page is being emitted', async () => {
+    script.push(json(200, { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '3' }, items: [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }] }));
+    const sent: string[] = [];
+    const listed: string[] = [];
+    subscription = listWatch(kubeConfig, { version: 'v1', resource: 'configmaps' }, { logger: silentLogger, monitor: { request: (verb) => sent.push(verb) } }).subscribe((e) => {
+      if (e.type !== 'Listed') return;
+      listed.push(e.object.metadata.name as string);
+      subscription?.unsubscribe();
+    });
+    await waitFor(() => listed.length > 0, 'the first object');
+    // Whatever would follow (a watch request) starts within a few turns of the event loop.
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(listed).to.deep.equal(['a']);
+    expect(sent).to.deep.equal(['list']);
+    expect(requests).to.have.length(1);
+  });
+
   it('ends at once with an error naming the fault when the kubeconfig has no current cluster', async () => {
     const empty = new KubeConfig();
     empty.loadFromOptions({ clusters: [], users: [], contexts: [], currentContext: '' });

@@ -1,0 +1,296 @@
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
+import { silentLogger, type Logger } from '../logger.js';
+import type { KubeObject, ListWatchEvent } from '../types.js';
+import { Backoff } from './backoff.js';
+import type { FailedResponse } from './http.js';
+import type { ListWatchMonitor, ListWatchOptions } from './listWatch.js';
+import type { ListWatchError } from './listWatchError.js';
+import { fatalStatusError, kubeConfigError, transformError } from './listWatchFaults.js';
+import type { ListPage, ListWatchTransport, TransportSettings, WatchEnd } from './listWatchTransport.js';
+import { resourceName, type ResourceRef } from '../types.js';
+import { delay } from '../util/wait.js';
+import { WatchEvents, type WatchEventSink } from './watchEvents.js';
+
+/**
+ * Why a list begins: the first one, history expired (410), a page token
+ * expired, or (`retry`) a streaming list the server closed before its end.
+ * A list tried again after a failure keeps the reason it began with.
+ */
+export type ListReason = 'initial' | 'expired' | 'continue-expired' | 'retry';
+
+/** A phase that sends a request. */
+export type RequestPhase =
+  /** One page of a paged list; without `continue` (the page token), the list begins with a `Restart`. */
+  | { kind: 'list'; reason: ListReason; continue?: string }
+  /** A list through a watch with `sendInitialEvents=true`; the same response carries on as the watch. */
+  | { kind: 'streamingList'; reason: ListReason }
+  /** A watch from `resourceVersion`. */
+  | { kind: 'watch'; resourceVersion: string };
+
+/** Where a list-watch is; `step` performs one phase and returns the next. */
+export type Phase =
+  | RequestPhase
+  /** Waiting before trying `verb` again (as `next`), after the failure `reason` (HTTP `code`, `Retry-After`). */
+  | { kind: 'backoff'; verb: 'list' | 'watch'; reason: string; code?: number; retryAfterSeconds?: number; next: RequestPhase }
+  /** A fault no retry fixes: the source errors with `error`. */
+  | { kind: 'failed'; error: ListWatchError }
+  /** Unsubscribed or aborted: the source is done. */
+  | { kind: 'stopped' };
+
+export type TerminalPhase = Extract<Phase, { kind: 'failed' | 'stopped' }>;
+
+const STOPPED: TerminalPhase = { kind: 'stopped' };
+
+/** The longest delay a Node timer keeps (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The phases of one list-watch and the `step` between them (see `listWatch`
+ * for the diagram): the job of client-go's Reflector, as kube-rs's
+ * `watcher` writes it, one named state and one step function. What it
+ * keeps besides the phase: the backoff's count, and whether lists still
+ * go through a streaming watch (until the server rejects one).
+ */
+export class Reflector<T extends KubeObject> {
+  private readonly name: string;
+  private readonly scheduler: SchedulerLike;
+  private readonly logger: Logger;
+  private readonly monitor: ListWatchMonitor;
+  private readonly random: () => number;
+  private readonly backoff: Backoff;
+  private readonly pageSize: number;
+  private readonly transport: ListWatchTransport;
+  private readonly sink: WatchEventSink<T>;
+  /** Lists go through a streaming watch: the option, until a server rejects one (400/422). */
+  private streamingList: boolean;
+
+  constructor(
+    private readonly resource: ResourceRef,
+    private readonly options: ListWatchOptions<T>,
+    private readonly emit: (event: ListWatchEvent<T>) => void,
+    private readonly signal: AbortSignal,
+    transport: (settings: TransportSettings) => ListWatchTransport,
+  ) {
+    this.name = resourceName(resource);
+    this.scheduler = options.scheduler ?? asyncScheduler;
+    this.logger = options.logger ?? silentLogger;
+    this.monitor = options.monitor ?? {};
+    this.random = options.random ?? Math.random;
+    this.backoff = new Backoff(options.backoff ?? {}, this.scheduler, this.random);
+    this.pageSize = options.pageSize ?? 500;
+    this.streamingList = options.streamingList === true;
+    const idleTimeout = options.idleTimeout ?? 180_000;
+    this.transport = transport({ resource: this.name, scheduler: this.scheduler, logger: this.logger, idleTimeout });
+    this.sink = { resource: this.name, logger: this.logger, monitor: this.monitor, transform: options.transform, emit };
+  }
+
+  /** Steps from the first list until the source fails or is stopped. */
+  async run(): Promise<TerminalPhase> {
+    let phase: Phase = this.startList('initial');
+    while (phase.kind !== 'failed' && phase.kind !== 'stopped') phase = await this.step(phase);
+    return phase;
+  }
+
+  /** Performs one phase and returns the next; nothing it meets is thrown, only a bug (a hook that throws). */
+  async step(phase: Exclude<Phase, TerminalPhase>): Promise<Phase> {
+    if (this.signal.aborted) return STOPPED;
+    switch (phase.kind) {
+      case 'list':
+        return this.listPage(phase);
+      case 'streamingList':
+        return this.streamList(phase);
+      case 'watch':
+        return this.watch(phase);
+      case 'backoff':
+        return this.wait(phase);
+    }
+  }
+
+  /** A list, paged or streamed, whichever this server takes. */
+  private startList(reason: ListReason): RequestPhase {
+    return this.streamingList ? { kind: 'streamingList', reason } : { kind: 'list', reason };
+  }
+
+  /** One list page: the first begins the list (`Restart`), each object is emitted, the last ends it (`Synced`) and the watch follows. */
+  private async listPage(phase: Extract<Phase, { kind: 'list' }>): Promise<Phase> {
+    const token = phase.continue;
+    if (token === undefined) {
+      this.monitor.relist?.(this.name, phase.reason);
+      this.emit({ type: 'Restart' });
+    }
+    const query = this.query(this.pageSize > 0 ? { limit: String(this.pageSize) } : {});
+    if (token !== undefined) query.set('continue', token);
+    this.monitor.request?.('list', this.name);
+    const answer = await this.transport.listPage(query);
+    // Any failure lists again from the top, for the same reason.
+    const again: RequestPhase = { kind: 'list', reason: phase.reason };
+    switch (answer.kind) {
+      case 'ok':
+        return this.listed(answer.page, phase.reason);
+      case 'failed':
+        if (answer.failure.code === 410 && token !== undefined) {
+          this.logger.info({ resource: this.name }, 'list page token expired (410); listing again from the start');
+          return { kind: 'backoff', verb: 'list', reason: 'continue-expired', next: { kind: 'list', reason: 'continue-expired' } };
+        }
+        return this.failedStatus(answer.failure, 'list', again);
+      case 'error':
+        return { kind: 'backoff', verb: 'list', reason: answer.reason, next: again };
+      case 'misconfigured':
+        return { kind: 'failed', error: kubeConfigError(answer.message, 'list', this.resource) };
+      case 'aborted':
+        return STOPPED;
+    }
+  }
+
+  /** Emits a page's objects as `Listed`, with the `apiVersion` and `kind` the server leaves off list items; then the next page or the watch. */
+  private listed(page: ListPage, reason: ListReason): Phase {
+    // Read defensively: a page with a mistyped kind or apiVersion still lists its items.
+    const itemKind = typeof page.kind === 'string' && page.kind.endsWith('List') ? page.kind.slice(0, -4) : undefined;
+    const apiVersion = typeof page.apiVersion === 'string' ? page.apiVersion : undefined;
+    const { transform } = this.options;
+    for (const entry of page.items) {
+      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+        // Nothing downstream could transform or key it; the rest of the page is still good.
+        this.logger.error({ resource: this.name, item: JSON.stringify(entry)?.slice(0, 200) }, 'list item is not an object; skipping it');
+        continue;
+      }
+      const item = entry as T;
+      if (item.apiVersion === undefined && apiVersion !== undefined) item.apiVersion = apiVersion;
+      if (item.kind === undefined && itemKind !== undefined) item.kind = itemKind;
+      let object = item;
+      if (transform !== undefined) {
+        try {
+          object = transform(item);
+        } catch (err) {
+          return { kind: 'failed', error: transformError(item, err, this.name) };
+        }
+      }
+      this.emit({ type: 'Listed', object });
+      if (this.signal.aborted) return STOPPED;
+    }
+    const next = page.metadata?.continue;
+    if (typeof next === 'string' && next !== '') return { kind: 'list', reason, continue: next };
+    const rv = page.metadata?.resourceVersion;
+    if (typeof rv !== 'string' || rv === '') {
+      return { kind: 'backoff', verb: 'list', reason: 'list response has no metadata.resourceVersion', next: { kind: 'list', reason } };
+    }
+    this.emit({ type: 'Synced', resourceVersion: rv });
+    return { kind: 'watch', resourceVersion: rv };
+  }
+
+  /** A streaming list; a server that rejects it (400/422) is listed page by page from now on. */
+  private async streamList(phase: Extract<Phase, { kind: 'streamingList' }>): Promise<Phase> {
+    this.monitor.relist?.(this.name, phase.reason);
+    const events = new WatchEvents(this.sink, true, undefined);
+    const end = await this.openWatch(events, undefined);
+    if (end.kind === 'failed' && (end.failure.code === 400 || end.failure.code === 422)) {
+      this.logger.warn(
+        { resource: this.name, code: end.failure.code, message: end.failure.message },
+        'the server rejected a streaming list; listing page by page from now on',
+      );
+      this.streamingList = false;
+      return events.resourceVersion !== undefined ? { kind: 'watch', resourceVersion: events.resourceVersion } : { kind: 'list', reason: phase.reason };
+    }
+    return this.afterWatch(end, 'list', events.resourceVersion, phase.reason);
+  }
+
+  private async watch(phase: Extract<Phase, { kind: 'watch' }>): Promise<Phase> {
+    const events = new WatchEvents(this.sink, false, phase.resourceVersion);
+    const end = await this.openWatch(events, phase.resourceVersion);
+    return this.afterWatch(end, 'watch', events.resourceVersion ?? phase.resourceVersion, 'retry');
+  }
+
+  /** Sends a watch from `resourceVersion`, or a streaming list (`Restart`) without one, and reads it to its end. */
+  private openWatch(events: WatchEvents<T>, resourceVersion: string | undefined): Promise<WatchEnd> {
+    const query = this.query({
+      watch: '1',
+      allowWatchBookmarks: 'true',
+      timeoutSeconds: String(300 + Math.floor(this.random() * 301)),
+    });
+    if (resourceVersion === undefined) {
+      query.set('sendInitialEvents', 'true');
+      query.set('resourceVersionMatch', 'NotOlderThan');
+      query.set('resourceVersion', '');
+      this.emit({ type: 'Restart' });
+    } else {
+      query.set('resourceVersion', resourceVersion);
+    }
+    this.monitor.request?.('watch', this.name);
+    return this.transport.watch(query, events);
+  }
+
+  /**
+   * What follows a watch that ended: reopened from `resourceVersion` (or, a
+   * streaming list cut short, listed again), at once after a clean close,
+   * after a backoff otherwise; a re-list after a 410; the end for a fault no
+   * retry fixes. `verb` is what the failure is counted as; `listReason`, why
+   * a list that is tried again began.
+   */
+  private afterWatch(end: WatchEnd, verb: 'list' | 'watch', resourceVersion: string | undefined, listReason: ListReason): Phase {
+    const resume = (reason: ListReason): RequestPhase =>
+      resourceVersion !== undefined ? { kind: 'watch', resourceVersion } : this.startList(reason);
+    switch (end.kind) {
+      case 'closed':
+        this.monitor.watchRestart?.(this.name, 'closed');
+        return resume('retry');
+      case 'expired':
+        return this.expired(end.message);
+      case 'failed': {
+        if (end.failure.code === 410) return this.expired(end.failure.message);
+        const next = this.failedStatus(end.failure, verb, resume(listReason));
+        if (next.kind === 'backoff') this.monitor.watchRestart?.(this.name, end.failure.code === 429 ? 'throttled' : 'error');
+        return next;
+      }
+      case 'idle':
+      case 'dropped':
+      case 'malformed':
+        this.monitor.watchRestart?.(this.name, end.kind);
+        return { kind: 'backoff', verb, reason: `watch ${end.kind}`, next: resume(listReason) };
+      case 'error':
+        return { kind: 'backoff', verb, reason: end.reason, next: resume(listReason) };
+      case 'misconfigured':
+        return { kind: 'failed', error: kubeConfigError(end.message, 'watch', this.resource) };
+      case 'fatal':
+        return { kind: 'failed', error: end.error };
+      case 'aborted':
+        return STOPPED;
+    }
+  }
+
+  /** History expired (410): list again, through the backoff (a 410 right after a list would loop without a pause). */
+  private expired(message: string): Phase {
+    this.logger.info({ resource: this.name, message }, 'watch history expired (410); listing again');
+    this.monitor.watchRestart?.(this.name, 'expired');
+    return { kind: 'backoff', verb: 'watch', reason: 'expired', code: 410, next: this.startList('expired') };
+  }
+
+  /** A status other than 200: the end if no retry fixes it, else a backoff (honouring `Retry-After`) before `next`. */
+  private failedStatus(failure: FailedResponse, verb: 'list' | 'watch', next: RequestPhase): Phase {
+    const { labelSelector, fieldSelector } = this.options;
+    const fatal = fatalStatusError(failure, verb, this.resource, { labelSelector, fieldSelector });
+    if (fatal !== undefined) return { kind: 'failed', error: fatal };
+    const reason = `${failure.code} ${failure.reason}: ${failure.message}`;
+    return { kind: 'backoff', verb, reason, code: failure.code, retryAfterSeconds: failure.retryAfterSeconds, next };
+  }
+
+  /** Waits out a backoff: 800 ms doubling to 30 s with jitter, or a longer `Retry-After`. */
+  private async wait(phase: Extract<Phase, { kind: 'backoff' }>): Promise<Phase> {
+    const { verb, reason, code, retryAfterSeconds } = phase;
+    const backoff = this.backoff.next();
+    // A timer longer than Node's limit fires at once (with a warning): a huge Retry-After would become none.
+    const delayMs = Math.min(MAX_TIMER_MS, retryAfterSeconds !== undefined ? Math.max(retryAfterSeconds * 1000, backoff) : backoff);
+    this.logger.warn({ resource: this.name, verb, reason, code, delayMs }, `${verb} failed; retrying after a pause`);
+    this.monitor.retry?.({ resource: this.name, verb, delayMs, reason, ...(code !== undefined ? { code } : {}) });
+    // An abort ends the wait early; the phase after it is then `stopped`.
+    await delay(delayMs, this.scheduler, this.signal).catch(() => undefined);
+    return this.signal.aborted ? STOPPED : phase.next;
+  }
+
+  private query(extra: Record<string, string>): URLSearchParams {
+    const query = new URLSearchParams();
+    if (this.options.labelSelector) query.set('labelSelector', this.options.labelSelector);
+    if (this.options.fieldSelector) query.set('fieldSelector', this.options.fieldSelector);
+    for (const [key, value] of Object.entries(extra)) query.set(key, value);
+    return query;
+  }
+}

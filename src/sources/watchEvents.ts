@@ -1,0 +1,127 @@
+import type { Logger } from '../logger.js';
+import type { KubeObject, ListWatchEvent } from '../types.js';
+import type { ListWatchMonitor } from './listWatch.js';
+import { transformError } from './listWatchFaults.js';
+import type { WatchEnd, WatchLineHandler } from './listWatchTransport.js';
+import type { MalformedWatchLineError, WatchLine } from './watchLineReader.js';
+
+/** What reading watch events needs from its source. */
+export interface WatchEventSink<T extends KubeObject> {
+  resource: string;
+  logger: Logger;
+  monitor: ListWatchMonitor;
+  transform: ((object: T) => T) | undefined;
+  emit(event: ListWatchEvent<T>): void;
+}
+
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+const WATCH_TYPES = { ADDED: 'Added', MODIFIED: 'Modified', DELETED: 'Deleted' } as const;
+
+/**
+ * Turns the lines of one watch response into `ListWatchEvent`s, and keeps
+ * the resourceVersion the next watch resumes from. Every event moves it on;
+ * a line it cannot trust, an `ERROR` event or a throwing transform ends the
+ * watch with the `WatchEnd` that says so.
+ *
+ * A streaming list (`listing`) emits its `ADDED` events as `Listed` and ends
+ * its list at the bookmark annotated `k8s.io/initial-events-end` (`Synced`);
+ * the same response then carries on as a watch. Until that bookmark,
+ * `resourceVersion` stays undefined: a streaming list cut short is no list.
+ */
+export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
+  // The sink's parts, one property load away: `line` runs for every event of a busy watch.
+  private readonly resource: string;
+  private readonly logger: Logger;
+  private readonly monitor: ListWatchMonitor;
+  private readonly transform: ((object: T) => T) | undefined;
+  private readonly emit: (event: ListWatchEvent<T>) => void;
+
+  constructor(
+    sink: WatchEventSink<T>,
+    /** Still in a streaming list's initial events. */
+    public listing: boolean,
+    /** The newest version seen, to resume from; undefined while `listing`. */
+    public resourceVersion: string | undefined,
+  ) {
+    this.resource = sink.resource;
+    this.logger = sink.logger;
+    this.monitor = sink.monitor;
+    this.transform = sink.transform;
+    this.emit = sink.emit;
+  }
+
+  line(line: WatchLine): WatchEnd | undefined {
+    this.monitor.event?.(this.resource, line.type);
+    const object = line.object as T;
+    switch (line.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+      case 'DELETED': {
+        if (this.listing) return line.type === 'ADDED' ? this.emitObject('Listed', object) : undefined;
+        const rv = object.metadata?.resourceVersion;
+        if (typeof rv === 'string' && rv !== '') this.resourceVersion = rv;
+        return this.emitObject(WATCH_TYPES[line.type], object);
+      }
+      case 'BOOKMARK': {
+        const rv = object.metadata?.resourceVersion;
+        if (typeof rv !== 'string' || rv === '') return this.untrusted('bookmark without metadata.resourceVersion');
+        if (this.listing) {
+          if (object.metadata.annotations?.[INITIAL_EVENTS_END] !== 'true') return undefined;
+          this.listing = false;
+          this.resourceVersion = rv;
+          this.emit({ type: 'Synced', resourceVersion: rv });
+          return undefined;
+        }
+        this.resourceVersion = rv;
+        this.emit({ type: 'Bookmark', resourceVersion: rv });
+        return undefined;
+      }
+      case 'ERROR': {
+        const status = line.object as { code?: unknown; reason?: unknown; message?: unknown };
+        const code = typeof status.code === 'number' ? status.code : 500;
+        const message = typeof status.message === 'string' ? status.message : 'watch ERROR event without a message';
+        if (code === 410) return { kind: 'expired', message };
+        const reason = typeof status.reason === 'string' ? status.reason : 'Unknown';
+        return { kind: 'failed', failure: { code, reason, message, retryAfterSeconds: undefined } };
+      }
+      default:
+        return this.untrusted(`unknown event type "${line.type}"`);
+    }
+  }
+
+  /** A line that is not JSON or not an event: reported, and the watch reopened from the last good version. */
+  malformed(error: MalformedWatchLineError): WatchEnd {
+    this.logMalformed(error.message);
+    this.monitor.malformedLine?.(this.resource, error);
+    return { kind: 'malformed' };
+  }
+
+  /** An event that parsed but cannot be trusted: the watch is reopened as for a malformed line. */
+  private untrusted(why: string): WatchEnd {
+    this.logMalformed(why);
+    return { kind: 'malformed' };
+  }
+
+  private logMalformed(error: string): void {
+    this.logger.error(
+      { resource: this.resource, resourceVersion: this.resourceVersion, error },
+      'malformed watch line; reopening the watch from the last good resourceVersion',
+    );
+  }
+
+  /** Emits the object, transformed; a transform that throws ends the watch, and the source. */
+  private emitObject(type: 'Listed' | 'Added' | 'Modified' | 'Deleted', object: T): WatchEnd | undefined {
+    const { transform } = this;
+    let out = object;
+    if (transform !== undefined) {
+      try {
+        out = transform(object);
+      } catch (err) {
+        return { kind: 'fatal', error: transformError(object, err, this.resource) };
+      }
+    }
+    this.emit({ type, object: out });
+    return undefined;
+  }
+}

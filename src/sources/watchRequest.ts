@@ -1,0 +1,90 @@
+import type { IncomingMessage } from 'node:http';
+import { readFailure } from './http.js';
+import { idleWatchdog, type IdleWatchdog } from './idleWatchdog.js';
+import { openCollection, requestAbort } from './collectionRequest.js';
+import { describeError } from './listWatchFaults.js';
+import type { HttpSettings, WatchEnd, WatchLineHandler } from './listWatchTransport.js';
+import { WatchLineReader } from './watchLineReader.js';
+
+/**
+ * One watch request, read to its end: each line goes to `handler` as it
+ * arrives, and the result says how the watch ended. The request is always
+ * aborted once it has ended, so that no socket outlives it.
+ */
+export async function readWatch(http: HttpSettings, query: URLSearchParams, handler: WatchLineHandler): Promise<WatchEnd> {
+  const { controller, release } = requestAbort(http.signal);
+  const watchdog = idleWatchdog('watch', http, () => controller.abort());
+  try {
+    const opened = await openCollection(http, query, 'watch', controller.signal);
+    if (opened.kind !== 'ok') {
+      if (watchdog.idle()) return { kind: 'idle' };
+      if (http.signal.aborted) return { kind: 'aborted' };
+      return opened;
+    }
+    if (opened.response.statusCode !== 200) return { kind: 'failed', failure: await readFailure(opened.response) };
+    return await readWatchResponse(opened.response, handler, controller, watchdog, http.signal);
+  } finally {
+    watchdog.stop();
+    release();
+    controller.abort();
+  }
+}
+
+/**
+ * Reads one watch response's body line by line until a line ends the watch
+ * (the handler says so), the server closes it, the connection drops, the
+ * watchdog finds it silent, or the source stops. Never rejects: a throw while
+ * reading (a line longer than a string can hold, say) ends the watch as an
+ * `error`, to be reopened from the last good resourceVersion.
+ */
+function readWatchResponse(
+  response: IncomingMessage,
+  handler: WatchLineHandler,
+  request: AbortController,
+  activity: IdleWatchdog,
+  stop: AbortSignal,
+): Promise<WatchEnd> {
+  return new Promise<WatchEnd>((resolve) => {
+    let ended = false;
+    const finish = (end: WatchEnd) => {
+      if (ended) return;
+      ended = true;
+      request.abort();
+      resolve(end);
+    };
+    const reader = new WatchLineReader(
+      (line) => {
+        if (ended) return;
+        const end = handler.line(line);
+        if (end !== undefined) finish(end);
+      },
+      (error) => {
+        if (!ended) finish(handler.malformed(error));
+      },
+    );
+    response.on('data', (chunk: Buffer) => {
+      activity.touch();
+      try {
+        reader.push(chunk);
+      } catch (err) {
+        finish({ kind: 'error', reason: describeError(err) });
+      }
+    });
+    response.on('end', () => {
+      try {
+        reader.end();
+      } catch (err) {
+        finish({ kind: 'error', reason: describeError(err) });
+      }
+      finish({ kind: 'closed' });
+    });
+    response.on('close', () => {
+      if (activity.idle()) finish({ kind: 'idle' });
+      else if (stop.aborted) finish({ kind: 'aborted' });
+      else finish({ kind: 'dropped' });
+    });
+    response.on('error', () => {
+      // 'close' follows and says how it ended; the error is the dropped socket.
+    });
+  });
+}
