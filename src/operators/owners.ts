@@ -1,5 +1,5 @@
 import { mergeMap, type OperatorFunction } from 'rxjs';
-import { isDelta, type Delta, type KubeObject, type ListMarker, type ObjectKey } from '../types.js';
+import { isDelta, type Delta, type KubeObject, type ListMarker, type ObjectKey, type OwnerReference } from '../types.js';
 
 /** What a key mapping may return for one delta: one key, several, or none. */
 export type KeysOf = Iterable<ObjectKey> | ObjectKey | undefined | null;
@@ -110,7 +110,8 @@ function groupOf(apiVersion: string): string {
  * - A `Deleted` triggers the owner of the last state known, also when that
  *   state is not final (`finalStateUnknown`).
  * - References that are not the controller (`controller` false or absent),
- *   or of another kind or group, trigger nothing.
+ *   or of another kind or group, trigger nothing; nor do the ones of a
+ *   corrupt object that are not objects at all (null, a string).
  * - A cluster-scoped object cannot have a namespaced owner (Kubernetes
  *   garbage collection treats such a reference as unresolvable): that
  *   reference triggers nothing rather than a key of no object.
@@ -125,7 +126,9 @@ export function mapToOwners({ group, kind, clusterScoped = false }: OwnerKind): 
     const refs = object?.metadata.ownerReferences;
     if (!Array.isArray(refs)) return;
     const namespace = object?.metadata.namespace;
-    for (const ref of refs) {
+    for (const ref of refs as unknown[] as (OwnerReference | null | undefined)[]) {
+      // A corrupt object's reference (null, a string) points at no owner, as in `byOwnerUid`.
+      if (ref === null || typeof ref !== 'object') continue;
       if (ref.controller !== true || ref.kind !== kind || typeof ref.apiVersion !== 'string') continue;
       if (groupOf(ref.apiVersion) !== group || typeof ref.name !== 'string' || ref.name === '') continue;
       if (!clusterScoped && !namespace) continue;

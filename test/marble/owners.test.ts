@@ -53,6 +53,12 @@ describe('mapToOwners', () => {
     expect(await keys([addedOf(pod)], mapToOwners({ group: '', kind: 'ReplicaSet' }))).to.deep.equal(['ns/core-group']);
   });
 
+  it('skips owner references of a corrupt object that are not objects, and goes on with the rest', async () => {
+    const pod = owned('p', [{ name: 'rs1', controller: true }]);
+    pod.metadata.ownerReferences = [null, 'rs0', 7, ...(pod.metadata.ownerReferences ?? [])] as unknown as OwnerReference[];
+    expect(await keys([addedOf(pod)], replicaSets)).to.deep.equal(['ns/rs1']);
+  });
+
   it('triggers both the new and the old controller when an update changes the owner, and one owner once', async () => {
     const before = owned('p', [{ name: 'old', controller: true }]);
     const after = owned('p', [{ name: 'new', controller: true }]);
