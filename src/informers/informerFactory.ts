@@ -1,12 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defer, tap, type Observable } from 'rxjs';
+import { defer, isObservable, tap, type Observable } from 'rxjs';
 import { deltas } from '../operators/deltas.js';
 import { resync } from '../operators/resync.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import { indexer, type StoreEvent } from '../store/indexer.js';
 import { Store, listerView, type Lister } from '../store/store.js';
 import type { Logger } from '../logger.js';
-import { type KubeObject, type ListWatchEvent, collectionPath, resourceName, type ResourceRef } from '../types.js';
+import { type KubeObject, type ListWatchEvent, collectionPath, describeResource, resourceName, type ResourceRef } from '../types.js';
 import { listWatch, type ListWatchOptions } from '../sources/listWatch.js';
 import { replay, shareSource } from './shareSource.js';
 
@@ -43,7 +43,11 @@ export type InformerSource = <T extends KubeObject>(
 
 /** Options every informer of a factory shares: transport, timing, logging, metrics. */
 export type InformerFactoryOptions = Omit<ListWatchOptions<KubeObject>, 'labelSelector' | 'fieldSelector' | 'transform'> & {
-  /** Instead of `listWatch` on the factory's kubeConfig. */
+  /**
+   * Instead of `listWatch` on the factory's kubeConfig. Called each time an
+   * informer starts; if it throws or returns no Observable, that informer's
+   * events error with a message naming this option and the resource.
+   */
   source?: InformerSource;
 };
 
@@ -98,9 +102,10 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     this.logger = factoryOptions.logger;
     this.current = this.newStore();
     const open: InformerSource =
-      factoryOptions.source ??
-      (<U extends KubeObject>(r: ResourceRef, o: Pick<ListWatchOptions<U>, 'labelSelector' | 'fieldSelector' | 'transform'>) =>
-        listWatch<U>(kubeConfig, r, { ...(factoryOptions as ListWatchOptions<U>), ...o }));
+      factoryOptions.source === undefined
+        ? <U extends KubeObject>(r: ResourceRef, o: Pick<ListWatchOptions<U>, 'labelSelector' | 'fieldSelector' | 'transform'>) =>
+            listWatch<U>(kubeConfig, r, { ...(factoryOptions as ListWatchOptions<U>), ...o })
+        : checkedSource(factoryOptions.source);
     const source = defer(() => {
       this.started = true;
       // Each run of the list-watch fills a fresh store: the old one may hold
@@ -138,6 +143,30 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   private newStore(): Store<T> {
     return new Store<T>({ indexers: this.indexers, ...(this.logger ? { logger: this.logger } : {}) });
   }
+}
+
+/**
+ * A caller's `source`, made to say so when it fails: what it throws, or a
+ * value that is not an Observable, errors the informer's events with an
+ * Error naming the `source` option and the resource (the thrown value as
+ * `cause`), rather than a bare exception from deep inside the informer.
+ */
+function checkedSource(source: InformerSource): InformerSource {
+  return <T extends KubeObject>(resource: ResourceRef, options: Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform'>) => {
+    let opened: unknown;
+    try {
+      opened = source<T>(resource, options);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new Error(`InformerFactory: the source option threw for ${describeResource(resource)}: ${message}`, { cause: err });
+    }
+    if (!isObservable(opened)) {
+      throw new TypeError(
+        `InformerFactory: the source option returned ${opened === null ? 'null' : typeof opened} for ${describeResource(resource)}; expected an Observable`,
+      );
+    }
+    return opened as Observable<ListWatchEvent<T>>;
+  };
 }
 
 function pickListOptions<T extends KubeObject>(options: InformerOptions<T>): ListWatchOptions<T> {

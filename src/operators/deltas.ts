@@ -11,7 +11,10 @@ import {
 } from '../types.js';
 
 export interface DeltasOptions<T extends KubeObject> {
-  /** Told of every object that cannot be keyed; the default logs it as an error. */
+  /**
+   * Told of every object that cannot be keyed; the default logs it as an
+   * error. One that throws errors the output (see `deltas`).
+   */
   onInvalidObject?: (error: InvalidObjectError, event: ListWatchEvent<T>) => void;
   logger?: Logger;
 }
@@ -46,6 +49,11 @@ export interface DeltasOptions<T extends KubeObject> {
  * An object that cannot be keyed (no `metadata.name`) is reported through
  * `onInvalidObject` and skipped; the stream goes on. Each subscription keeps
  * its own state: one entry per live key, the object itself shared, not copied.
+ *
+ * Edge case: if `onInvalidObject` throws, the output errors with an `Error`
+ * that names `onInvalidObject` and the object's fault, the thrown value as
+ * its `cause`; nothing is read from the source after that, and the output
+ * never completes.
  */
 export function deltas<T extends KubeObject = KubeObject>(
   options: DeltasOptions<T> = {},
@@ -93,65 +101,90 @@ export function deltas<T extends KubeObject = KubeObject>(
           return objectKey(event.object);
         } catch (err) {
           if (!(err instanceof InvalidObjectError)) throw err;
-          onInvalidObject(err, event);
+          try {
+            onInvalidObject(err, event);
+          } catch (thrown) {
+            throw new Error(
+              `deltas: onInvalidObject threw on a ${event.type} object that cannot be keyed (${err.message}): ${messageOf(thrown)}`,
+              { cause: thrown },
+            );
+          }
           return undefined;
+        }
+      };
+
+      const step = (event: ListWatchEvent<T>): void => {
+        switch (event.type) {
+          case 'Restart':
+            listed = new Set();
+            return;
+          case 'Listed': {
+            const key = keyOf(event);
+            if (key === undefined) return;
+            // A list can arrive without a Restart (a source that only lists once);
+            // it still opens a list, so that Synced can find what vanished.
+            (listed ??= new Set()).add(key);
+            upsert(key, event.object);
+            return;
+          }
+          case 'Synced': {
+            if (listed !== undefined) {
+              for (const [key, object] of known) {
+                if (listed.has(key)) continue;
+                known.delete(key);
+                subscriber.next(
+                  initial
+                    ? { type: 'Deleted', key, object, finalStateUnknown: true, initial }
+                    : { type: 'Deleted', key, object, finalStateUnknown: true },
+                );
+              }
+              listed = undefined;
+            }
+            initial = false;
+            subscriber.next({ type: 'Synced', resourceVersion: event.resourceVersion });
+            return;
+          }
+          case 'Bookmark':
+            subscriber.next(event);
+            return;
+          case 'Added':
+          case 'Modified': {
+            const key = keyOf(event);
+            if (key !== undefined) upsert(key, event.object);
+            return;
+          }
+          case 'Deleted': {
+            const key = keyOf(event);
+            if (key === undefined || !known.has(key)) return;
+            known.delete(key);
+            emit('Deleted', key, event.object);
+            return;
+          }
         }
       };
 
       return source.subscribe({
         next(event) {
-          switch (event.type) {
-            case 'Restart':
-              listed = new Set();
-              return;
-            case 'Listed': {
-              const key = keyOf(event);
-              if (key === undefined) return;
-              // A list can arrive without a Restart (a source that only lists once);
-              // it still opens a list, so that Synced can find what vanished.
-              (listed ??= new Set()).add(key);
-              upsert(key, event.object);
-              return;
-            }
-            case 'Synced': {
-              if (listed !== undefined) {
-                for (const [key, object] of known) {
-                  if (listed.has(key)) continue;
-                  known.delete(key);
-                  subscriber.next(
-                    initial
-                      ? { type: 'Deleted', key, object, finalStateUnknown: true, initial }
-                      : { type: 'Deleted', key, object, finalStateUnknown: true },
-                  );
-                }
-                listed = undefined;
-              }
-              initial = false;
-              subscriber.next({ type: 'Synced', resourceVersion: event.resourceVersion });
-              return;
-            }
-            case 'Bookmark':
-              subscriber.next(event);
-              return;
-            case 'Added':
-            case 'Modified': {
-              const key = keyOf(event);
-              if (key !== undefined) upsert(key, event.object);
-              return;
-            }
-            case 'Deleted': {
-              const key = keyOf(event);
-              if (key === undefined || !known.has(key)) return;
-              known.delete(key);
-              emit('Deleted', key, event.object);
-              return;
-            }
+          // A synchronous source goes on calling this observer after the
+          // output errored (it is not `subscriber`, so it is not closed with
+          // it): nothing more may be read, nor a callback called again.
+          if (subscriber.closed) return;
+          // Thrown from here, an error would go to RxJS's unhandled-error
+          // report (an uncaught exception) and the stream would go on.
+          try {
+            step(event);
+          } catch (err) {
+            subscriber.error(err);
           }
         },
         error: (err: unknown) => subscriber.error(err),
         complete: () => subscriber.complete(),
       });
     });
+}
+
+function messageOf(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
 }
 
 /**

@@ -4,9 +4,38 @@ import { isDelta, type Delta, type KubeObject, type ListMarker } from '../types.
 /**
  * Decides whether a delta is worth a reconcile (controller-runtime's
  * predicates, as plain functions). Pure and synchronous; a predicate that
- * throws errors the stream it filters.
+ * throws errors the stream it filters (see `filterDeltas`).
  */
 export type Predicate<T extends KubeObject = KubeObject> = (delta: Delta<T>) => boolean;
+
+/**
+ * What a predicate threw, and where it sat: the combinators around it,
+ * outermost first, so that one failing predicate deep in `and(…, or(…))`
+ * can be found from the message alone.
+ */
+class PredicateError extends Error {
+  override readonly name = 'PredicateError';
+
+  constructor(
+    readonly where: readonly string[],
+    readonly culprit: string,
+    readonly about: string,
+    cause: unknown,
+  ) {
+    super(`${where.join(' > ')}: ${culprit} threw on ${about}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** Asks `predicate` about `delta`; what it throws comes out as a `PredicateError` that says `where` it sat. */
+function ask<T extends KubeObject>(predicate: Predicate<T>, delta: Delta<T>, where: string): boolean {
+  try {
+    return predicate(delta);
+  } catch (err) {
+    if (err instanceof PredicateError) throw new PredicateError([where, ...err.where], err.culprit, err.about, err.cause);
+    const culprit = predicate.name === '' ? 'the predicate' : `predicate "${predicate.name}"`;
+    throw new PredicateError([where], culprit, `${String(delta.type)} "${String(delta.key)}"`, err);
+  }
+}
 
 /**
  * Builds a predicate that compares `old` with `object`. Created and deleted
@@ -72,26 +101,49 @@ function requirePredicates(name: string, predicates: unknown[]): void {
   });
 }
 
-/** Passes what every predicate passes; with none, everything. */
+/**
+ * Passes what every predicate passes; with none, everything. Asks them in
+ * order and stops at the first that drops the delta.
+ *
+ * Edge case: a predicate that throws makes the combined one throw an Error
+ * that names `and`, the predicate's position (and name, if it has one) and
+ * the delta, with the thrown value as `cause`; combinators around this one
+ * add themselves to the front of the message.
+ */
 export function and<T extends KubeObject = KubeObject>(...predicates: Predicate<T>[]): Predicate<T> {
   requirePredicates('and', predicates);
-  return (delta) => predicates.every((p) => p(delta));
+  return (delta) => {
+    for (let i = 0; i < predicates.length; i++) {
+      if (!ask(predicates[i] as Predicate<T>, delta, `and argument ${i}`)) return false;
+    }
+    return true;
+  };
 }
 
-/** Passes what any predicate passes; with none, nothing. */
+/**
+ * Passes what any predicate passes; with none, nothing. Asks them in order
+ * and stops at the first that passes the delta. A throw is reported as by
+ * `and`, naming `or`.
+ */
 export function or<T extends KubeObject = KubeObject>(...predicates: Predicate<T>[]): Predicate<T> {
   requirePredicates('or', predicates);
-  return (delta) => predicates.some((p) => p(delta));
+  return (delta) => {
+    for (let i = 0; i < predicates.length; i++) {
+      if (ask(predicates[i] as Predicate<T>, delta, `or argument ${i}`)) return true;
+    }
+    return false;
+  };
 }
 
 /**
  * Passes what the predicate drops. Beware: the built-in predicates pass
  * `Added` and `Deleted`, so their negation drops them; `filterDeltas` never
- * asks a predicate about those two, so there it makes no difference.
+ * asks a predicate about those two, so there it makes no difference. A
+ * throw is reported as by `and`, naming `not`.
  */
 export function not<T extends KubeObject = KubeObject>(predicate: Predicate<T>): Predicate<T> {
   requirePredicates('not', [predicate]);
-  return (delta) => !predicate(delta);
+  return (delta) => !ask(predicate, delta, 'not');
 }
 
 /**
@@ -107,6 +159,11 @@ export function not<T extends KubeObject = KubeObject>(predicate: Predicate<T>):
  * in:  ─Added(g1)─Updated(g1→g1)─Updated(g1→g2)─Sync(g2)─Synced─Deleted(g2)─
  * out: ─Added(g1)────────────────Updated(g1→g2)──────────Synced─Deleted(g2)─
  * ```
+ *
+ * Edge case: a predicate that throws errors the output, in place of the
+ * delta it was asked about, with an Error naming `filterDeltas`, the
+ * combinators the predicate sat in, the predicate (by name, if it has one)
+ * and the delta, the thrown value as `cause`; it is asked nothing more.
  */
 export function filterDeltas<T extends KubeObject = KubeObject>(
   predicate: Predicate<T>,
@@ -116,7 +173,7 @@ export function filterDeltas<T extends KubeObject = KubeObject>(
     source.pipe(
       filter((event) => {
         if (!isDelta(event) || event.type === 'Added' || event.type === 'Deleted') return true;
-        return predicate(event as Delta<T>);
+        return ask(predicate, event as Delta<T>, 'filterDeltas');
       }),
     );
 }

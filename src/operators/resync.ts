@@ -28,6 +28,10 @@ export interface ResyncOptions {
  * comes is skipped, one added waits for the next period. Events from the
  * input pass through unchanged and in order. Completing or erroring the
  * input stops the timer.
+ *
+ * Edge case: if reading the store throws (a `Lister` of one's own, or an
+ * event without one), the output errors with an Error naming `resync`, the
+ * thrown value as `cause`, and the timer stops.
  */
 export function resync<T extends KubeObject = KubeObject>(
   periodMs: number,
@@ -43,23 +47,36 @@ export function resync<T extends KubeObject = KubeObject>(
         let period: ObjectKey[] = [];
         let perSlice = 0;
         ticking = interval(periodMs / slices, scheduler).subscribe((tick) => {
-          const slice = tick % slices;
-          if (slice === 0) {
-            period = store.keys();
-            perSlice = Math.ceil(period.length / slices);
-          }
-          const end = Math.min(period.length, (slice + 1) * perSlice);
-          for (let i = slice * perSlice; i < end; i++) {
-            const key = period[i] as ObjectKey;
-            const object = store.get(key);
-            if (object !== undefined) subscriber.next({ type: 'Sync', key, object, old: object, store });
+          // Thrown from a timer's callback, an error would escape into the
+          // event loop and the timer tick on; the output gets it instead.
+          try {
+            const slice = tick % slices;
+            if (slice === 0) {
+              period = store.keys();
+              perSlice = Math.ceil(period.length / slices);
+            }
+            const end = Math.min(period.length, (slice + 1) * perSlice);
+            for (let i = slice * perSlice; i < end; i++) {
+              const key = period[i] as ObjectKey;
+              const object = store.get(key);
+              if (object !== undefined) subscriber.next({ type: 'Sync', key, object, old: object, store });
+            }
+          } catch (err) {
+            subscriber.error(new Error(`resync: reading the store threw: ${messageOf(err)}`, { cause: err }));
           }
         });
       };
       const input = source.subscribe({
         next(event) {
+          // A synchronous source goes on calling this observer after the output errored.
+          if (subscriber.closed) return;
           subscriber.next(event);
-          if (ticking === undefined && event.store.synced) start(event.store);
+          if (ticking !== undefined) return;
+          try {
+            if (event.store.synced) start(event.store);
+          } catch (err) {
+            subscriber.error(new Error(`resync: reading the store threw: ${messageOf(err)}`, { cause: err }));
+          }
         },
         error(err: unknown) {
           ticking?.unsubscribe();
@@ -75,4 +92,8 @@ export function resync<T extends KubeObject = KubeObject>(
         ticking?.unsubscribe();
       };
     });
+}
+
+function messageOf(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
 }

@@ -31,6 +31,12 @@ export interface IndexerOptions<T extends KubeObject> extends StoreOptions<T> {
  * O(1) per event plus the index functions; the namespace index is always
  * kept. `synced` turns true at the first `Synced` and stays true across
  * re-lists, as client-go's HasSynced does.
+ *
+ * Edge case: an index function that throws neither errors nor stops the
+ * output (client-go's indexer panics there; one odd object must not stop an
+ * informer here). The delta is applied and emitted, the object left out of
+ * that index only, and the failure logged on the store's logger, naming the
+ * index and the key (see `Store.apply`).
  */
 export function indexer<T extends KubeObject = KubeObject>(
   options: IndexerOptions<T> = {},

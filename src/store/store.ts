@@ -108,7 +108,14 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     return Array.from(this.index(indexName).keys());
   }
 
-  /** Applies one delta or marker. */
+  /**
+   * Applies one delta or marker.
+   *
+   * Edge case: an index function that throws, or returns no array, does not
+   * stop the delta. It is applied whole, the object left out of that index
+   * (no entry of it stays under a value it had), and the failure logged with
+   * the index's name and the key; nothing is thrown.
+   */
   apply(event: DeltaEvent<T>): void {
     if (!isDelta(event)) {
       if (event.type === 'Synced') this.isSynced = true;

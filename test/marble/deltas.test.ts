@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { deltas, InvalidObjectError, type DeltaEvent, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { obj, testScheduler } from '../support/objects.js';
+import { errorOf, unhandledErrorsOf } from './callbackErrors.support.js';
 
 type E = ListWatchEvent<KubeObject>;
 
@@ -173,6 +174,50 @@ describe('deltas', () => {
     expect(out.map((d) => d.type)).to.deep.equal(['Added', 'Synced']);
     expect(reported).to.have.length(3);
     expect(reported[0]?.message).to.equal('cannot key Pod object in namespace "prod": metadata.name is missing');
+  });
+
+  it('errors the output, naming onInvalidObject, when that callback throws, and stops reading the source', () => {
+    const thrown = new Error('reporting failed');
+    const nameless = { kind: 'Pod', metadata: { namespace: 'prod' } } as KubeObject;
+    const a = obj('a', '1');
+    let caught: { error?: unknown } = {};
+    const unhandled = unhandledErrorsOf(({ cold, expectObservable, expectSubscriptions }) => {
+      const input = cold<E>('a-n-b-|', { a: { type: 'Listed', object: a }, n: { type: 'Listed', object: nameless }, b: { type: 'Listed', object: obj('b', '1') } });
+      const out = input.pipe(deltas({ onInvalidObject: () => { throw thrown; } }));
+      expectObservable(out).toBe(
+        'a-#',
+        { a: { type: 'Added', key: 'default/a', object: a, initial: true } },
+        new Error('deltas: onInvalidObject threw on a Listed object that cannot be keyed (cannot key Pod object in namespace "prod": metadata.name is missing): reporting failed'),
+      );
+      expectSubscriptions(input.subscriptions).toBe(['^-!', '^-!']);
+      caught = errorOf(out);
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect((caught.error as Error).cause).to.equal(thrown);
+  });
+
+  it('calls a throwing onInvalidObject once, and emits nothing more, when the source goes on synchronously', () => {
+    const reported: ListWatchEvent[] = [];
+    const seen: string[] = [];
+    const unhandled = unhandledErrorsOf(() => {
+      from<E[]>([
+        { type: 'Modified', object: { metadata: {} } as KubeObject },
+        { type: 'Modified', object: obj('a', '1') },
+        { type: 'Modified', object: { metadata: {} } as KubeObject },
+        { type: 'Synced', resourceVersion: '1' },
+      ])
+        .pipe(deltas({ onInvalidObject: (_err, event) => { reported.push(event); throw 'not an Error'; } }))
+        .subscribe({
+          next: (d) => seen.push(d.type),
+          error: (err: unknown) => seen.push(`error: ${(err as Error).message}`),
+          complete: () => seen.push('complete'),
+        });
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect(reported).to.have.length(1);
+    expect(seen).to.deep.equal([
+      'error: deltas: onInvalidObject threw on a Modified object that cannot be keyed (cannot key object: metadata.name is missing): not an Error',
+    ]);
   });
 
   it('passes bookmarks on and the source error through', () => {

@@ -4,6 +4,7 @@ import { deltas, NAMESPACE_INDEX, indexer, type StoreEvent, Store, type DeltaEve
 import { byLabel, byOwnerUid } from '../../src/store/indexFunctions.js';
 import { UnknownIndexError } from '../../src/store/store.js';
 import { obj, testScheduler } from '../support/objects.js';
+import { unhandledErrorsOf } from './callbackErrors.support.js';
 
 describe('indexer', () => {
   it('emits each delta after applying it, with the store attached, in virtual time', () => {
@@ -124,6 +125,68 @@ describe('indexer', () => {
     store.apply({ type: 'Deleted', key: 'default/a', object: a1 });
     expect(store.listIndexValues('flaky')).to.deep.equal([]);
     expect(store.byIndex('flaky', 'web')).to.deep.equal([]);
+  });
+
+  it('goes on when an index function throws, logging the index and the key, and leaves no stale index entry', () => {
+    // Throws for the object at resourceVersion 2 only.
+    const app = (o: KubeObject) => {
+      if (o.metadata.resourceVersion === '2') throw new Error('lookup failed');
+      return [o.metadata.labels?.app ?? ''];
+    };
+    const logged: unknown[] = [];
+    const store = new Store({ indexers: { app }, logger: { debug() {}, info() {}, warn() {}, error: (fields, message) => logged.push({ fields, message }) } });
+    const a1 = obj('a', '1', { labels: { app: 'web' } });
+    const a2 = obj('a', '2', { labels: { app: 'db' } });
+    const unhandled = unhandledErrorsOf(({ cold, expectObservable }) => {
+      const input = cold<DeltaEvent>('a-u-s|', {
+        a: { type: 'Added', key: 'default/a', object: a1 },
+        u: { type: 'Updated', key: 'default/a', object: a2, old: a1 },
+        s: { type: 'Synced', resourceVersion: '2' },
+      });
+      const out = input.pipe(
+        indexer({ store }),
+        map((e) => `${e.type}:${e.store.indexKeys('app', 'web').length}`),
+      );
+      expectObservable(out).toBe('a-u-s|', { a: 'Added:1', u: 'Updated:0', s: 'Synced:0' });
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect(logged).to.deep.equal([
+      { fields: { index: 'app', key: 'default/a', err: 'Error: lookup failed' }, message: 'index function threw; object left out of this index' },
+    ]);
+    // The update was applied whole: the new object is stored, under the namespace index, and under no "app" value.
+    expect(store.get('default/a')).to.equal(a2);
+    expect(store.indexKeys(NAMESPACE_INDEX, 'default')).to.deep.equal(['default/a']);
+    expect(store.listIndexValues('app'), 'no entry left under "web"').to.deep.equal([]);
+  });
+
+  it('deletes an object from every index when the index function throws for it as it is deleted, and goes on', () => {
+    let failing = false;
+    const store = new Store({
+      indexers: {
+        app: (o) => {
+          if (failing) throw new TypeError('labels gone');
+          return [o.metadata.labels?.app ?? ''];
+        },
+      },
+    });
+    const a = obj('a', '1', { labels: { app: 'web' } });
+    store.apply({ type: 'Added', key: 'default/a', object: a });
+    failing = true;
+    const seen: string[] = [];
+    const unhandled = unhandledErrorsOf(({ cold }) => {
+      cold<DeltaEvent>('d-s|', { d: { type: 'Deleted', key: 'default/a', object: a }, s: { type: 'Synced', resourceVersion: '2' } })
+        .pipe(indexer({ store }))
+        .subscribe({
+          next: (e) => seen.push(e.type),
+          error: (err: unknown) => seen.push(`error: ${String(err)}`),
+          complete: () => seen.push('complete'),
+        });
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect(seen).to.deep.equal(['Deleted', 'Synced', 'complete']);
+    expect(store.has('default/a')).to.equal(false);
+    expect(store.listIndexValues('app')).to.deep.equal([]);
+    expect(store.listIndexValues(NAMESPACE_INDEX)).to.deep.equal([]);
   });
 
   it('stores an object whose index function returns no array, leaving it out of that index only', () => {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { from, lastValueFrom, toArray, type Observable } from 'rxjs';
 import { mapToKeys, mapToOwners, type StoreEvent, type Delta, type DeltaEvent, type KubeObject, type OwnerReference } from 'rxkube';
 import { testScheduler } from '../support/objects.js';
+import { errorOf, unhandledErrorsOf } from './callbackErrors.support.js';
 
 /** A Pod (or, with a null namespace, a cluster-scoped object) with the given owner references. */
 function owned(name: string, owners: Partial<OwnerReference>[], namespace: string | null = 'ns'): KubeObject {
@@ -52,6 +53,12 @@ describe('mapToOwners', () => {
     expect(await keys([addedOf(pod)], mapToOwners({ group: '', kind: 'ReplicaSet' }))).to.deep.equal(['ns/core-group']);
   });
 
+  it('skips owner references of a corrupt object that are not objects, and goes on with the rest', async () => {
+    const pod = owned('p', [{ name: 'rs1', controller: true }]);
+    pod.metadata.ownerReferences = [null, 'rs0', 7, ...(pod.metadata.ownerReferences ?? [])] as unknown as OwnerReference[];
+    expect(await keys([addedOf(pod)], replicaSets)).to.deep.equal(['ns/rs1']);
+  });
+
   it('triggers both the new and the old controller when an update changes the owner, and one owner once', async () => {
     const before = owned('p', [{ name: 'old', controller: true }]);
     const after = owned('p', [{ name: 'new', controller: true }]);
@@ -88,6 +95,17 @@ describe('mapToOwners', () => {
     expect(fromStore).to.be.a('function');
   });
 
+  it('errors, naming itself and the delta, on an object it cannot read the owner references of', () => {
+    let caught: { error?: unknown } = {};
+    const unhandled = unhandledErrorsOf(({ cold }) => {
+      const broken = { type: 'Added', key: 'ns/p', object: {} } as unknown as Delta;
+      caught = errorOf(cold<Delta>('a', { a: broken }).pipe(replicaSets));
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect((caught.error as Error).message).to.match(/^mapToOwners: reading the owner references threw on Added "ns\/p": /);
+    expect((caught.error as Error).cause).to.be.instanceOf(TypeError);
+  });
+
   it('refuses an owner kind without a kind or a group, naming what is missing', () => {
     expect(() => mapToOwners({ group: 'apps', kind: '' })).to.throw(TypeError, 'mapToOwners: kind must be a non-empty string');
     expect(() => mapToOwners({ kind: 'ReplicaSet' } as unknown as { group: string; kind: string })).to.throw(
@@ -116,6 +134,53 @@ describe('mapToKeys', () => {
     const op = mapToKeys((d) => new Set([`${d.key}-1`, `${d.key}-2`]));
     expect(await keys([addedOf(cm('x'))], op)).to.deep.equal(['ns/x-1', 'ns/x-2']);
     expect(await keys([addedOf(cm('x'))], mapToKeys(() => null))).to.deep.equal([]);
+  });
+
+  it('errors, naming the function and the delta, when the function throws, and calls it no more', () => {
+    const thrown = new Error('no such app');
+    const asked: string[] = [];
+    const appOf = (d: Delta): string | undefined => {
+      asked.push(d.key);
+      if (d.key === 'ns/b') throw thrown;
+      return d.object.metadata.labels?.['app'];
+    };
+    let caught: { error?: unknown } = {};
+    const unhandled = unhandledErrorsOf(({ cold, expectObservable, expectSubscriptions }) => {
+      const input = cold<DeltaEvent>('a-s-b-c|', {
+        a: addedOf(cm('a', { app: 'web' })),
+        s: { type: 'Synced', resourceVersion: '1' },
+        b: { type: 'Updated', key: 'ns/b', object: cm('b'), old: cm('b') },
+        c: addedOf(cm('c', { app: 'db' })),
+      });
+      expectObservable(input.pipe(mapToKeys(appOf))).toBe('a---#', { a: 'web' }, new Error('mapToKeys: the function "appOf" threw on Updated "ns/b": no such app'));
+      expectSubscriptions(input.subscriptions).toBe('^---!');
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect(asked).to.deep.equal(['ns/a', 'ns/b']);
+    testScheduler().run(({ cold }) => {
+      caught = errorOf(cold<Delta>('b', { b: { type: 'Updated', key: 'ns/b', object: cm('b'), old: cm('b') } }).pipe(mapToKeys(appOf)));
+    });
+    expect((caught.error as Error).cause).to.equal(thrown);
+  });
+
+  it('errors, emitting none of its keys, when an iterable the function returns throws as it is read', () => {
+    const seen: string[] = [];
+    const unhandled = unhandledErrorsOf(({ cold }) => {
+      cold<Delta>('x-y|', { x: addedOf(cm('x')), y: addedOf(cm('y')) })
+        .pipe(
+          mapToKeys(function* (d) {
+            yield `${d.key}-1`;
+            throw new RangeError('ran out');
+          }),
+        )
+        .subscribe({
+          next: (k) => seen.push(k),
+          error: (err: unknown) => seen.push(`error: ${(err as Error).message}`),
+          complete: () => seen.push('complete'),
+        });
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect(seen).to.deep.equal(['error: mapToKeys: the function threw on Added "ns/x": ran out']);
   });
 
   it('errors, naming the delta, when the function returns something that is not keys', async () => {

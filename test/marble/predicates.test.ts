@@ -3,6 +3,7 @@ import type { Observable } from 'rxjs';
 import { and, annotationsChanged, filterDeltas, generationChanged, labelsChanged, not, or, resourceVersionChanged, type Predicate, type StoreEvent, type Delta, type DeltaEvent, type KubeObject } from 'rxkube';
 import { isSync } from '../../src/operators/predicates.js';
 import { obj, testScheduler } from '../support/objects.js';
+import { errorOf, unhandledErrorsOf } from './callbackErrors.support.js';
 
 const at = (rv: string, options: Parameters<typeof obj>[2] = {}) => obj('a', rv, options);
 const updated = (old: KubeObject, object: KubeObject): Delta => ({ type: 'Updated', key: 'default/a', object, old });
@@ -63,6 +64,28 @@ describe('predicates', () => {
     expect(or(generationChanged, isSync)(sync(at('1')))).to.equal(true);
   });
 
+  it('name the combinator and the position of a predicate that throws, and the delta, with what it threw as cause', () => {
+    const thrown = new Error('boom');
+    const isBad: Predicate = () => {
+      throw thrown;
+    };
+    const delta = updated(at('1', { generation: 1 }), at('2', { generation: 2 }));
+    const errorFrom = (p: Predicate): Error => {
+      try {
+        p(delta);
+      } catch (err) {
+        return err as Error;
+      }
+      throw new Error('the predicate did not throw');
+    };
+    const nested = errorFrom(and(generationChanged, or(labelsChanged, not(isBad))));
+    expect(nested.message).to.equal('and argument 1 > or argument 1 > not: predicate "isBad" threw on Updated "default/a": boom');
+    expect(nested.cause).to.equal(thrown);
+    expect(errorFrom(or((() => { throw 'no Error'; }) as Predicate)).message).to.equal('or argument 0: the predicate threw on Updated "default/a": no Error');
+    // A combinator that never asks the throwing predicate does not throw.
+    expect(or(generationChanged, isBad)(delta)).to.equal(true);
+  });
+
   it('refuses a combinator argument that is not a function, naming its position', () => {
     expect(() => and(generationChanged, undefined as unknown as Predicate)).to.throw(TypeError, 'and: argument 1 is not a predicate function (got undefined)');
     expect(() => filterDeltas('generation' as unknown as Predicate)).to.throw(TypeError, 'filterDeltas: argument 0');
@@ -87,6 +110,38 @@ describe('filterDeltas', () => {
       const input = cold<DeltaEvent>('-a-u-v-s-m-b-d-|', values);
       expectObservable(input.pipe(filterDeltas(generationChanged))).toBe('-a---v---m-b-d-|', values);
     });
+  });
+
+  it('errors the output when the predicate throws, naming filterDeltas, the predicate and the delta, and asks it nothing more', () => {
+    const thrown = new TypeError("Cannot read properties of undefined (reading 'nodeName')");
+    const asked: string[] = [];
+    const onNode: Predicate = (d) => {
+      asked.push(d.object.metadata.resourceVersion ?? '');
+      if (d.object.metadata.resourceVersion === '2') throw thrown;
+      return true;
+    };
+    const values = {
+      a: added(at('1', { generation: 1 })),
+      u: updated(at('1', { generation: 1 }), at('2', { generation: 2 })),
+      v: updated(at('2', { generation: 2 }), at('3', { generation: 3 })),
+    };
+    let caught: { error?: unknown } = {};
+    const unhandled = unhandledErrorsOf(({ cold, expectObservable, expectSubscriptions }) => {
+      const input = cold<Delta>('a-u-v|', values);
+      expectObservable(input.pipe(filterDeltas(and(generationChanged, onNode)))).toBe(
+        'a-#',
+        { a: values.a },
+        Object.assign(new Error(`filterDeltas > and argument 1: predicate "onNode" threw on Updated "default/a": ${thrown.message}`), { name: 'PredicateError' }),
+      );
+      expectSubscriptions(input.subscriptions).toBe('^-!');
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect(asked).to.deep.equal(['2']);
+    testScheduler().run(({ cold }) => {
+      caught = errorOf(cold<Delta>('u', values).pipe(filterDeltas(onNode)));
+    });
+    expect((caught.error as Error).message).to.equal(`filterDeltas: predicate "onNode" threw on Updated "default/a": ${thrown.message}`);
+    expect((caught.error as Error).cause).to.equal(thrown);
   });
 
   it('passes adds and deletes even when the predicate would drop them', () => {

@@ -1,6 +1,8 @@
 import { map } from 'rxjs';
-import { resync, indexer, type DeltaEvent } from 'rxkube';
+import { expect } from 'chai';
+import { resync, indexer, Store, type DeltaEvent, type Lister, type StoreEvent } from 'rxkube';
 import { obj, testScheduler } from '../support/objects.js';
+import { errorOf, unhandledErrorsOf } from './callbackErrors.support.js';
 
 const added = (name: string): DeltaEvent => ({ type: 'Added', key: `default/${name}`, object: obj(name, '1') });
 
@@ -66,5 +68,51 @@ describe('resync', () => {
         x: 'Sync:a:true',
       });
     });
+  });
+
+  it('errors the output, naming resync, when reading the store throws, and stops its timer', () => {
+    const thrown = new Error('store gone');
+    const store = new Store();
+    store.apply(added('a'));
+    store.apply({ type: 'Synced', resourceVersion: '1' });
+    let reads = 0;
+    // The store's own view, but for a keys() that throws (a Lister of one's own).
+    const broken = Object.create(store.lister, {
+      keys: {
+        value: () => {
+          reads++;
+          throw thrown;
+        },
+      },
+    }) as Lister;
+    const synced: StoreEvent = { type: 'Synced', resourceVersion: '1', store: broken };
+    let caught: { error?: unknown } = {};
+    const unhandled = unhandledErrorsOf(({ cold, expectObservable, expectSubscriptions }) => {
+      const input = cold<StoreEvent>('s', { s: synced });
+      const out = input.pipe(resync(10, { slices: 1 }));
+      expectObservable(out, '^ 50ms !').toBe('s 9ms #', { s: synced }, new Error('resync: reading the store threw: store gone'));
+      expectSubscriptions(input.subscriptions).toBe('^ 9ms !');
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect(reads).to.equal(1);
+    testScheduler().run(({ cold }) => {
+      caught = errorOf(cold<StoreEvent>('s', { s: synced }).pipe(resync(10, { slices: 1 })));
+    });
+    expect((caught.error as Error).cause).to.equal(thrown);
+  });
+
+  it('errors the output, naming resync, on an input event that carries no store', () => {
+    const seen: string[] = [];
+    const unhandled = unhandledErrorsOf(({ cold }) => {
+      cold<StoreEvent>('ab|', { a: { type: 'Synced', resourceVersion: '1' } as StoreEvent, b: { type: 'Bookmark', resourceVersion: '2' } as StoreEvent })
+        .pipe(resync(10))
+        .subscribe({
+          next: (e) => seen.push(e.type),
+          error: (err: unknown) => seen.push(`error: ${(err as Error).message}`),
+          complete: () => seen.push('complete'),
+        });
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect(seen).to.deep.equal(['Synced', "error: resync: reading the store threw: Cannot read properties of undefined (reading 'synced')"]);
   });
 });

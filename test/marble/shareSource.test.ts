@@ -46,4 +46,19 @@ describe('shareSource', () => {
     expect(seen).to.deep.equal([]);
     second.unsubscribe();
   });
+
+  it('gives every subscriber an error from upstream (a callback that threw there), and starts afresh for the next', () => {
+    testScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const input = cold<DeltaEvent>('a---s---#', {
+        a: { type: 'Added', key: 'default/a', object: obj('a', '1') },
+        s: { type: 'Synced', resourceVersion: '1' },
+      }, new Error('predicate threw'));
+      const shared = input.pipe(indexer(), shareSource());
+      expectObservable(shared.pipe(show)).toBe('a---s---#', { a: 'Added:a', s: 'Synced' }, new Error('predicate threw'));
+      expectObservable(shared.pipe(show), '--^').toBe('--r-s---#', { r: 'Added:a*', s: 'Synced' }, new Error('predicate threw'));
+      // After the error nothing is replayed from the failed run: the next subscriber runs the source again.
+      expectObservable(shared.pipe(show), '----------^').toBe('----------a---s---#', { a: 'Added:a', s: 'Synced' }, new Error('predicate threw'));
+      expectSubscriptions(input.subscriptions).toBe(['^-------!', '----------^-------!']);
+    });
+  });
 });
