@@ -5,7 +5,6 @@ import { resync } from '../operators/resync.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import { indexer, type StoreEvent } from '../store/indexer.js';
 import { Store, listerView, type Lister } from '../store/store.js';
-import type { Logger } from '../logger.js';
 import { type KubeObject, type ListWatchEvent, collectionPath, describeResource, resourceName, type ResourceRef } from '../types.js';
 import { listWatch, type ListWatchOptions } from '../sources/listWatch.js';
 import { replay, shareSource } from './shareSource.js';
@@ -90,7 +89,6 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   private indexers: Indexers<T>;
   private started = false;
   private finished = false;
-  private readonly logger: Logger | undefined;
 
   constructor(
     kubeConfig: KubeConfig,
@@ -99,7 +97,6 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     factoryOptions: InformerFactoryOptions,
   ) {
     this.indexers = { ...options.indexers };
-    this.logger = factoryOptions.logger;
     this.current = this.newStore();
     const open: InformerSource =
       factoryOptions.source === undefined
@@ -141,7 +138,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   }
 
   private newStore(): Store<T> {
-    return new Store<T>({ indexers: this.indexers, ...(this.logger ? { logger: this.logger } : {}) });
+    return new Store<T>({ indexers: this.indexers });
   }
 }
 

@@ -32,11 +32,12 @@ export interface IndexerOptions<T extends KubeObject> extends StoreOptions<T> {
  * kept. `synced` turns true at the first `Synced` and stays true across
  * re-lists, as client-go's HasSynced does.
  *
- * Edge case: an index function that throws neither errors nor stops the
- * output (client-go's indexer panics there; one odd object must not stop an
- * informer here). The delta is applied and emitted, the object left out of
- * that index only, and the failure logged on the store's logger, naming the
- * index and the key (see `Store.apply`).
+ * Edge case: an index function that throws (or returns no array) errors
+ * the output with an `IndexFunctionError` naming the index and the key
+ * (client-go's indexer panics there): the bug is in the caller's function,
+ * and a cache that silently lacks index entries would mislead every reader.
+ * The store is left consistent: the delta applied, the object out of that
+ * index only (see `Store.apply`).
  */
 export function indexer<T extends KubeObject = KubeObject>(
   options: IndexerOptions<T> = {},

@@ -1,4 +1,3 @@
-import { silentLogger, type Logger } from '../logger.js';
 import { isDelta, type DeltaEvent, type KubeObject, type ObjectKey } from '../types.js';
 import { NAMESPACE_INDEX, byNamespace, type IndexFunc, type Indexers } from './indexFunctions.js';
 
@@ -33,10 +32,22 @@ export class UnknownIndexError extends Error {
   override readonly name = 'UnknownIndexError';
 }
 
+/** An index function that threw, or returned something that is not an array, for an object. */
+export class IndexFunctionError extends Error {
+  override readonly name = 'IndexFunctionError';
+  constructor(
+    readonly index: string,
+    readonly key: ObjectKey,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
 export interface StoreOptions<T extends KubeObject> {
   /** Extra indexes; the namespace index is always kept. */
   indexers?: Indexers<T>;
-  logger?: Logger;
 }
 
 /**
@@ -48,7 +59,8 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
   private readonly objects = new Map<ObjectKey, T>();
   private readonly indexFuncs: [string, IndexFunc<T>][];
   private readonly indices = new Map<string, Map<string, Set<ObjectKey>>>();
-  private readonly logger: Logger;
+  /** The first index function failure of the delta being applied, thrown once it is applied. */
+  private failure: IndexFunctionError | undefined;
   private isSynced = false;
   private lastResourceVersion: string | undefined;
 
@@ -56,7 +68,6 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
   readonly lister: Lister<T>;
 
   constructor(options: StoreOptions<T> = {}) {
-    this.logger = options.logger ?? silentLogger;
     const funcs: Indexers<T> = { [NAMESPACE_INDEX]: byNamespace, ...options.indexers };
     this.indexFuncs = Object.entries(funcs);
     for (const [name] of this.indexFuncs) this.indices.set(name, new Map());
@@ -111,12 +122,23 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
   /**
    * Applies one delta or marker.
    *
-   * Edge case: an index function that throws, or returns no array, does not
-   * stop the delta. It is applied whole, the object left out of that index
-   * (no entry of it stays under a value it had), and the failure logged with
-   * the index's name and the key; nothing is thrown.
+   * Edge case: an index function that throws, or returns no array, is a bug
+   * in the caller's function; as client-go's indexer panics there, `apply`
+   * throws an `IndexFunctionError` naming the index and the key, with the
+   * function's error as `cause`. It throws only after the delta is applied
+   * whole and the store is consistent: the object is left out of that index
+   * (no entry of it stays under a value it had), every other index is kept.
    */
   apply(event: DeltaEvent<T>): void {
+    this.applyDelta(event);
+    const failure = this.failure;
+    if (failure !== undefined) {
+      this.failure = undefined;
+      throw failure;
+    }
+  }
+
+  private applyDelta(event: DeltaEvent<T>): void {
     if (!isDelta(event)) {
       if (event.type === 'Synced') this.isSynced = true;
       this.noteResourceVersion(event.resourceVersion);
@@ -156,12 +178,11 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     try {
       values = func(object);
     } catch (err) {
-      // One odd object must not stop the informer: it is stored, but not under this index.
-      this.logger.error({ index: name, key, err: String(err) }, 'index function threw; object left out of this index');
+      this.failure ??= new IndexFunctionError(name, key, `the index function "${name}" threw for "${key}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       return undefined;
     }
     if (!Array.isArray(values)) {
-      this.logger.error({ index: name, key, got: typeof values }, 'index function returned no array; object left out of this index');
+      this.failure ??= new IndexFunctionError(name, key, `the index function "${name}" returned ${values === null ? 'null' : typeof values} for "${key}"; expected an array of strings`);
       return undefined;
     }
     return values as readonly string[];

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import { deltas, NAMESPACE_INDEX, indexer, type StoreEvent, Store, type Lister, InvalidObjectError, isDelta, objectKey, splitKey, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { byLabel, byOwnerUid, type IndexFunc } from '../../src/store/indexFunctions.js';
+import { IndexFunctionError } from '../../src/store/store.js';
 import { oddValue } from './arbitraries.js';
 
 /**
@@ -93,7 +94,7 @@ class Model {
   }
 }
 
-/** An index function that throws for some objects: a bug in a user's function must not break the store. */
+/** An index function that throws for some objects: a bug in a user's function errors the pipeline, and leaves the store consistent. */
 const throwsForB: IndexFunc = (o) => {
   if (o.metadata.name === 'b') throw new Error('index function bug');
   return [String(o.metadata.name)];
@@ -154,7 +155,7 @@ describe('fuzz: odd objects through objectKey, deltas() and indexer()', () => {
     );
   });
 
-  it('never stops the stream: unkeyable objects are reported and skipped, and the store equals the model after every event', () => {
+  it('stops the stream only for a broken index function: unkeyable objects are reported and skipped, and the store equals the model after every event', () => {
     fc.assert(
       fc.property(fc.array(event, { maxLength: 40 }), (events) => {
         const model = new Model();
@@ -164,31 +165,35 @@ describe('fuzz: odd objects through objectKey, deltas() and indexer()', () => {
         let completed = false;
         const input = new Subject<ListWatchEvent>();
         const indexers = { app: byLabel('app'), owner: byOwnerUid, name: throwsForB, sloppy };
+        const store = new Store({ indexers });
         input
           .pipe(
             deltas({ onInvalidObject: (error) => reported.push(error) }),
-            indexer({ indexers }),
+            indexer({ store }),
           )
           .subscribe({ next: (e) => out.push(e), error: (e: unknown) => (failure = e), complete: () => (completed = true) });
-        let store: Lister | undefined;
         for (const e of events) {
           input.next(e);
           model.apply(e);
-          expect(failure, 'the pipeline does not error').to.equal(undefined);
-          store = out[out.length - 1]?.store ?? store;
-          if (store === undefined) continue;
+          for (const o of out) expect(o.store, 'every event carries the store it was applied to').to.equal(store.lister);
           expect(new Set(store.keys())).to.deep.equal(new Set(model.objects.keys()));
           for (const [key, o] of model.objects) expect(store.get(key), key).to.equal(o);
           const rvNow = store.resourceVersion;
           if (rvNow !== undefined) expect(rvNow, 'the store resourceVersion is a string').to.be.a('string');
+          if (failure !== undefined) {
+            // Only the two broken index functions may stop it, each for the one object it fails on.
+            expect(failure).to.be.instanceOf(IndexFunctionError);
+            const { index, key } = failure as IndexFunctionError;
+            expect(`${index} ${splitKey(key).name}`).to.be.oneOf(['name b', 'sloppy c']);
+            break;
+          }
         }
         input.complete();
-        expect(completed).to.equal(true);
+        expect(completed).to.equal(failure === undefined);
         expect(reported).to.have.length(model.invalid);
         for (const delta of out) {
           if (isDelta(delta)) expect(objectKey(delta.object), 'every delta is keyed by its object').to.equal(delta.key);
         }
-        if (store === undefined) return;
         expectIndexConsistent(store, NAMESPACE_INDEX, modelIndex(model.objects, (o) => [(o.metadata.namespace as string | undefined) || '']));
         expectIndexConsistent(store, 'app', modelIndex(model.objects, byLabel('app')));
         expectIndexConsistent(store, 'owner', modelIndex(model.objects, byOwnerUid));
@@ -232,8 +237,12 @@ describe('fuzz: odd objects through objectKey, deltas() and indexer()', () => {
         const store = new Store({ indexers: { flaky } });
         for (const [type, name, v] of steps) {
           const objectNow = { metadata: { name, labels: { v } } };
-          if (type === 'Deleted') store.apply({ type, key: name, object: objectNow });
-          else store.apply({ type: store.has(name) ? 'Updated' : 'Added', key: name, object: objectNow });
+          try {
+            if (type === 'Deleted') store.apply({ type, key: name, object: objectNow });
+            else store.apply({ type: store.has(name) ? 'Updated' : 'Added', key: name, object: objectNow });
+          } catch (err) {
+            expect(err, 'a throwing index function is reported as such').to.be.instanceOf(IndexFunctionError);
+          }
           for (const value of store.listIndexValues('flaky')) {
             for (const key of store.indexKeys('flaky', value)) {
               expect(store.has(key), `index entry ${value} -> ${key} is a stored object`).to.equal(true);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Subject, from, lastValueFrom, map, toArray } from 'rxjs';
 import { deltas, NAMESPACE_INDEX, indexer, type StoreEvent, Store, type DeltaEvent, type KubeObject, type ListWatchEvent, type OwnerReference } from 'rxkube';
 import { byLabel, byOwnerUid } from '../../src/store/indexFunctions.js';
-import { UnknownIndexError } from '../../src/store/store.js';
+import { IndexFunctionError, UnknownIndexError } from '../../src/store/store.js';
 import { obj, testScheduler } from '../support/objects.js';
 import { unhandledErrorsOf } from './callbackErrors.support.js';
 
@@ -89,17 +89,20 @@ describe('indexer', () => {
     expect(() => store.byIndex('app', 'web')).to.throw(UnknownIndexError, 'no index named "app" (this store has: namespace)');
   });
 
-  it('stores an object whose index function throws, leaving it out of that index only', () => {
-    const errors: unknown[] = [];
-    const store = new Store({
-      indexers: { broken: () => { throw new Error('bad label'); } },
-      logger: { debug() {}, info() {}, warn() {}, error: (fields) => errors.push(fields) },
-    });
-    store.apply({ type: 'Added', key: 'default/a', object: obj('a', '1') });
+  it('throws an IndexFunctionError naming the index and the key when an index function throws, having stored the object out of that index only', () => {
+    const cause = new Error('bad label');
+    const store = new Store({ indexers: { broken: () => { throw cause; } } });
+    let thrown: unknown;
+    try {
+      store.apply({ type: 'Added', key: 'default/a', object: obj('a', '1') });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).to.be.instanceOf(IndexFunctionError);
+    expect(thrown).to.deep.include({ index: 'broken', key: 'default/a', message: 'the index function "broken" threw for "default/a": bad label', cause });
     expect(store.get('default/a')).to.not.equal(undefined);
     expect(store.listIndexValues('broken')).to.deep.equal([]);
     expect(store.indexKeys(NAMESPACE_INDEX, 'default')).to.deep.equal(['default/a']);
-    expect(errors).to.have.length(1);
   });
 
   it('leaves no index entry behind when the index function throws for an object it indexed before', () => {
@@ -116,25 +119,25 @@ describe('indexer', () => {
     const a2 = obj('a', '2', { labels: { app: 'db' } });
     store.apply({ type: 'Added', key: 'default/a', object: a1 });
     failing = true;
-    store.apply({ type: 'Updated', key: 'default/a', object: a2, old: a1 });
+    expect(() => store.apply({ type: 'Updated', key: 'default/a', object: a2, old: a1 })).to.throw(IndexFunctionError, 'the index function "flaky" threw for "default/a"');
     expect(store.listIndexValues('flaky'), 'moved out of "web" though its old values could not be computed').to.deep.equal([]);
     failing = false;
     store.apply({ type: 'Updated', key: 'default/a', object: a1, old: a2 });
     expect(store.indexKeys('flaky', 'web')).to.deep.equal(['default/a']);
     failing = true;
-    store.apply({ type: 'Deleted', key: 'default/a', object: a1 });
+    expect(() => store.apply({ type: 'Deleted', key: 'default/a', object: a1 })).to.throw(IndexFunctionError);
     expect(store.listIndexValues('flaky')).to.deep.equal([]);
     expect(store.byIndex('flaky', 'web')).to.deep.equal([]);
   });
 
-  it('goes on when an index function throws, logging the index and the key, and leaves no stale index entry', () => {
+  it('errors its output with an IndexFunctionError naming the index and the key when an index function throws, and leaves no stale index entry', () => {
     // Throws for the object at resourceVersion 2 only.
+    const cause = new Error('lookup failed');
     const app = (o: KubeObject) => {
-      if (o.metadata.resourceVersion === '2') throw new Error('lookup failed');
+      if (o.metadata.resourceVersion === '2') throw cause;
       return [o.metadata.labels?.app ?? ''];
     };
-    const logged: unknown[] = [];
-    const store = new Store({ indexers: { app }, logger: { debug() {}, info() {}, warn() {}, error: (fields, message) => logged.push({ fields, message }) } });
+    const store = new Store({ indexers: { app } });
     const a1 = obj('a', '1', { labels: { app: 'web' } });
     const a2 = obj('a', '2', { labels: { app: 'db' } });
     const unhandled = unhandledErrorsOf(({ cold, expectObservable }) => {
@@ -147,19 +150,16 @@ describe('indexer', () => {
         indexer({ store }),
         map((e) => `${e.type}:${e.store.indexKeys('app', 'web').length}`),
       );
-      expectObservable(out).toBe('a-u-s|', { a: 'Added:1', u: 'Updated:0', s: 'Synced:0' });
+      expectObservable(out).toBe('a-#', { a: 'Added:1' }, new IndexFunctionError('app', 'default/a', 'the index function "app" threw for "default/a": lookup failed', { cause }));
     });
     expect(unhandled).to.deep.equal([]);
-    expect(logged).to.deep.equal([
-      { fields: { index: 'app', key: 'default/a', err: 'Error: lookup failed' }, message: 'index function threw; object left out of this index' },
-    ]);
     // The update was applied whole: the new object is stored, under the namespace index, and under no "app" value.
     expect(store.get('default/a')).to.equal(a2);
     expect(store.indexKeys(NAMESPACE_INDEX, 'default')).to.deep.equal(['default/a']);
     expect(store.listIndexValues('app'), 'no entry left under "web"').to.deep.equal([]);
   });
 
-  it('deletes an object from every index when the index function throws for it as it is deleted, and goes on', () => {
+  it('deletes an object from every index when the index function throws for it as it is deleted, then errors its output', () => {
     let failing = false;
     const store = new Store({
       indexers: {
@@ -183,26 +183,27 @@ describe('indexer', () => {
         });
     });
     expect(unhandled).to.deep.equal([]);
-    expect(seen).to.deep.equal(['Deleted', 'Synced', 'complete']);
+    expect(seen).to.deep.equal(['error: IndexFunctionError: the index function "app" threw for "default/a": labels gone']);
     expect(store.has('default/a')).to.equal(false);
     expect(store.listIndexValues('app')).to.deep.equal([]);
     expect(store.listIndexValues(NAMESPACE_INDEX)).to.deep.equal([]);
   });
 
-  it('stores an object whose index function returns no array, leaving it out of that index only', () => {
-    const errors: unknown[] = [];
+  it('throws an IndexFunctionError when an index function returns no array, having stored the object out of that index only', () => {
     // A JavaScript caller's `o => o.metadata.labels && [o.metadata.labels.app]`.
     const app = ((o: KubeObject) => o.metadata.labels && [o.metadata.labels.app]) as unknown as (o: KubeObject) => string[];
-    const store = new Store({ indexers: { app }, logger: { debug() {}, info() {}, warn() {}, error: (fields) => errors.push(fields) } });
+    const store = new Store({ indexers: { app } });
     const bare = obj('a', '1');
     const labelled = obj('a', '2', { labels: { app: 'web' } });
-    store.apply({ type: 'Added', key: 'default/a', object: bare });
-    store.apply({ type: 'Updated', key: 'default/a', object: labelled, old: bare });
+    expect(() => store.apply({ type: 'Added', key: 'default/a', object: bare })).to.throw(
+      IndexFunctionError,
+      'the index function "app" returned undefined for "default/a"; expected an array of strings',
+    );
+    expect(() => store.apply({ type: 'Updated', key: 'default/a', object: labelled, old: bare })).to.throw(IndexFunctionError);
     expect(store.indexKeys('app', 'web')).to.deep.equal(['default/a']);
-    store.apply({ type: 'Updated', key: 'default/a', object: bare, old: labelled });
+    expect(() => store.apply({ type: 'Updated', key: 'default/a', object: bare, old: labelled })).to.throw(IndexFunctionError);
     expect(store.listIndexValues('app')).to.deep.equal([]);
     expect(store.get('default/a')).to.equal(bare);
-    expect(errors.length).to.be.greaterThan(0);
   });
 
   it('keeps only string resourceVersions: a mistyped one from a broken source is ignored', () => {

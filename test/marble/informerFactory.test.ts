@@ -1,7 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { map, type Observable } from 'rxjs';
-import { InformerFactory, type InformerSource, type KubeObject, type ListWatchEvent } from 'rxkube';
+import { InformerFactory, type KubeObject, type ListWatchEvent } from 'rxkube';
+import { type InformerSource } from '../../src/informers/informerFactory.js';
 import { obj } from '../support/objects.js';
 import { unhandledErrorsOf } from './callbackErrors.support.js';
 
