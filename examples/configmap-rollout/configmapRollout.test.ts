@@ -32,7 +32,7 @@ describe('examples/configmap-rollout against the embedded API server', () => {
     await h.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } });
   });
 
-  const start = () => h.start(configMapRolloutController(h.server.kubeConfig(), { logger: silentLogger, scheduler: dilatedScheduler(100), concurrency: 2 }));
+  const start = () => h.start((signal) => configMapRolloutController(h.server.kubeConfig(), { logger: silentLogger, scheduler: dilatedScheduler(100), concurrency: 2, signal }));
 
   const stamp = (name: string, namespace = 'default') =>
     (h.server.snapshot(deploymentsIn(namespace)).find((d) => d.metadata.name === name) as Deployment | undefined)?.spec?.template?.metadata
@@ -92,7 +92,7 @@ describe('examples/configmap-rollout against the embedded API server', () => {
     await waitFor(() => settled(['web']), 'the stamp');
     await h.client.patchMerge({ apiVersion: 'v1', kind: 'ConfigMap', name: 'settings', namespace: 'default' }, { metadata: { labels: { team: 'a' } } });
     await waitFor(() => h.outcomes.length >= 3, 'the reconcile of the label change');
-    h.stopAll();
+    await h.stopAll();
     await waitFor(() => h.server.openWatches() === 0, 'the controller to stop');
     h.outcomes.length = 0;
     h.server.clearRequestLog();

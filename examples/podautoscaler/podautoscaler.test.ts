@@ -27,7 +27,7 @@ describe('examples/podautoscaler against the embedded API server', () => {
     await installCrd(h.client);
   });
 
-  const start = () => h.start(podAutoscalerController(h.server.kubeConfig(), { logger: silentLogger, scheduler: dilatedScheduler(100), concurrency: 2 }));
+  const start = () => h.start((signal) => podAutoscalerController(h.server.kubeConfig(), { logger: silentLogger, scheduler: dilatedScheduler(100), concurrency: 2, signal }));
 
   const deployment = (name: string): Deployment | undefined =>
     h.server.snapshot(deploymentsRef).find((d) => d.metadata.name === name) as Deployment | undefined;
@@ -170,7 +170,7 @@ describe('examples/podautoscaler against the embedded API server', () => {
     expect(h.server.requestLog.filter((r) => r.status === 500 || r.status === 409)).to.have.length(4);
     expect(deployment('web')?.spec?.replicas).to.equal(3);
     await waitFor(() => events('Scaled').length === 1, 'the Scaled Event');
-    h.stopAll();
+    await h.stopAll();
     await waitFor(() => h.server.openWatches() === 0, 'the first controller to stop');
 
     const before = h.server.resourceVersion;

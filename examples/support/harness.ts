@@ -11,9 +11,14 @@ export interface Harness {
   readonly client: KubeClient;
   /** Every outcome of the controllers started since the test began (or since `outcomes.length = 0`). */
   readonly outcomes: ReconcileOutcome[];
-  /** Subscribes to a controller until the end of the test (or `stopAll`). */
-  start(controller: Observable<ReconcileOutcome>): void;
-  stopAll(): void;
+  /**
+   * Runs a controller until the end of the test (or `stopAll`). Given a
+   * function, it passes the signal to shut the controller down with, and
+   * `stopAll` waits until that shutdown is over.
+   */
+  start(controller: Observable<ReconcileOutcome> | ((signal: AbortSignal) => Observable<ReconcileOutcome>)): void;
+  /** Stops every controller started: those given a signal gracefully, waited for to the end (Events written, Lease released). */
+  stopAll(): Promise<void>;
   /** The Events stored with that reason, in every namespace. */
   events(reason: string): StoredEvent[];
 }
@@ -25,7 +30,7 @@ export interface Harness {
 export function useEmbeddedServer(): Harness {
   let server: ApiServer | undefined;
   let client: KubeClient | undefined;
-  const running: Subscription[] = [];
+  const running: { subscription: Subscription; stop?: AbortController; ended: Promise<void> }[] = [];
   const outcomes: ReconcileOutcome[] = [];
   const harness: Harness = {
     get server() {
@@ -37,9 +42,22 @@ export function useEmbeddedServer(): Harness {
       return client;
     },
     outcomes,
-    start: (controller) => void running.push(controller.subscribe({ next: (o) => outcomes.push(o) })),
-    stopAll: () => {
-      for (const s of running.splice(0)) s.unsubscribe();
+    start: (controller) => {
+      const stop = typeof controller === 'function' ? new AbortController() : undefined;
+      const source = typeof controller === 'function' ? controller((stop as AbortController).signal) : controller;
+      let subscription: Subscription | undefined;
+      const ended = new Promise<void>((resolve) => {
+        subscription = source.subscribe({ next: (o) => outcomes.push(o), error: () => resolve(), complete: () => resolve() });
+      });
+      running.push({ subscription: subscription as Subscription, ...(stop ? { stop } : {}), ended });
+    },
+    stopAll: async () => {
+      const all = running.splice(0);
+      for (const r of all) {
+        if (r.stop) r.stop.abort();
+        else r.subscription.unsubscribe();
+      }
+      await Promise.all(all.filter((r) => r.stop !== undefined).map((r) => r.ended));
     },
     events: (reason) =>
       harness.server.snapshot({ group: 'events.k8s.io', version: 'v1', resource: 'events' }).filter((e) => (e as StoredEvent).reason === reason) as StoredEvent[],
@@ -50,7 +68,7 @@ export function useEmbeddedServer(): Harness {
     outcomes.length = 0;
   });
   afterEach(async () => {
-    harness.stopAll();
+    await harness.stopAll();
     await server?.close();
     server = undefined;
     client = undefined;

@@ -1,40 +1,25 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
-import {
-  EMPTY,
-  Observable,
-  Subject,
-  asyncScheduler,
-  distinctUntilChanged,
-  filter,
-  first,
-  map,
-  merge,
-  of,
-  startWith,
-  switchMap,
-  takeUntil,
-  tap,
-  type SchedulerLike,
-  Subscription,
-} from 'rxjs';
+import { catchError, concat, defer, EMPTY, from, ignoreElements, Observable, ReplaySubject, tap, throwError, type SchedulerLike, asyncScheduler } from 'rxjs';
+import { InformerFactory } from '../informers/informerFactory.js';
 import { createDefaultLogger, type Logger } from '../logger.js';
-import { filterDeltas, type Predicate } from '../operators/predicates.js';
-import { mapToKeys, mapToOwners, type KeysOf } from '../operators/owners.js';
+import type { KeysOf } from '../operators/owners.js';
+import type { Predicate } from '../operators/predicates.js';
 import type { RateLimiter } from '../operators/rateLimiters.js';
-import { reconcileByKey, type ReconcileContext, type ReconcileOutcome, type ReconcileResult } from '../operators/reconcileByKey.js';
+import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
+import type { ReconcileContext, ReconcileResult } from '../operators/reconciler.js';
 import { kubeClient, type KubeClient } from '../sinks/client/kubeClient.js';
 import { eventRecorder, type EventRecorder } from '../sinks/events/eventRecorder.js';
-import { leaderElection, type LeaderElectionOptions } from '../sinks/leader/leaderElection.js';
-import { leaderMetrics } from '../sinks/metrics/leaderMetrics.js';
+import type { LeaderElectionOptions } from '../sinks/leader/leaderElection.js';
 import { controllerMetrics, type ControllerMetrics } from '../sinks/metrics/controllerMetrics.js';
+import { leaderMetrics } from '../sinks/metrics/leaderMetrics.js';
 import { sourceMetrics } from '../sinks/metrics/sourceMetrics.js';
-import { InformerFactory, type Informer } from '../informers/informerFactory.js';
-import { resourceName, type ResourceRef, isDelta, splitKey, type Delta, type KubeObject, type ObjectKey } from '../types.js';
-import type { Lister } from '../store/store.js';
-import type { StoreEvent } from '../store/indexer.js';
 import type { Indexers } from '../store/indexFunctions.js';
+import type { Lister } from '../store/store.js';
+import type { Delta, KubeObject, ObjectKey, ResourceRef } from '../types.js';
+import { reconcileWhileLeading } from './reconcileWhileLeading.js';
+import { reconcileContext, wire } from './wiring.js';
 
 /** A resource a controller watches: where it lives, and what kind its objects are. */
 export interface WatchedResource extends ResourceRef {
@@ -109,11 +94,13 @@ export interface ControllerOptions<T extends KubeObject> {
   registry?: Registry;
   scheduler?: SchedulerLike;
   /** Run only while holding this Lease (client-go's algorithm). `kubeConfig` defaults to the controller's. */
-  leaderElection?: Omit<LeaderElectionOptions, 'identity' | 'scheduler' | 'logger' | 'metrics'> & { identity?: string };
+  leaderElection?: Omit<LeaderElectionOptions, 'identity' | 'scheduler' | 'logger' | 'metrics' | 'stop'> & { identity?: string };
   /** Aborting it shuts the controller down gracefully, and the output completes. */
   signal?: AbortSignal;
   /** How long in-flight reconciles may take to finish at shutdown before they are aborted (ms, default 30 000). */
   gracePeriod?: number;
+  /** Aborting it, once shutting down, ends the grace period at once: runs still in flight are aborted (a second SIGTERM). */
+  stopNow?: AbortSignal;
   logger?: Logger;
   /** Share informers with other controllers of this process (default: a factory of its own). */
   informers?: InformerFactory;
@@ -164,13 +151,16 @@ export interface Controller<T extends KubeObject = KubeObject> extends Observabl
  * - Losing the lease stops reconciling at once: in-flight reconciles are
  *   aborted through their signal. Gaining it again starts over from the
  *   caches.
- * - Aborting `signal`, or unsubscribing, stops new work: nothing waiting
- *   starts; reconciles in flight get `gracePeriod` to finish (then they are
- *   aborted); then the watches close and the lease is released. With
- *   `signal`, the output completes after that; after an unsubscribe, the
- *   same shutdown runs in the background.
+ * - Aborting `signal`, or unsubscribing, stops new work: no key starts any
+ *   more; reconciles in flight get `gracePeriod` to finish (then, or when
+ *   `stopNow` aborts, they are aborted); then the lease is released and the
+ *   watches close. With `signal`, the output completes after all of that,
+ *   the lease released included; after an unsubscribe, the same shutdown
+ *   runs in the background.
  * - A failing reconcile never ends it: its outcome says `error` and the key
- *   is retried with backoff.
+ *   is retried with backoff. An informer that fails for good (a resource
+ *   type the server does not serve, a throwing index function) ends it with
+ *   that error.
  */
 export function controller<T extends KubeObject = KubeObject>(options: ControllerOptions<T>): Controller<T> {
   validate(options);
@@ -183,219 +173,91 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const informers = options.informers ?? new InformerFactory(options.kubeConfig, { logger, scheduler, monitor });
   const client = options.client ?? kubeClient(options.kubeConfig, { fieldManager: options.name, logger });
   const identity = options.leaderElection?.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 10)}`;
-
-  const primary = informers.informer<T>(options.for, {
-    ...selectors(options.for),
-    ...(options.for.indexers ? { indexers: options.for.indexers as Indexers<T> } : {}),
-    ...(options.resyncPeriod ? { resyncPeriod: options.resyncPeriod } : {}),
-  });
-  const owned = (options.owns ?? []).map((resource) => ({ resource, informer: informers.informer(resource, informerOptions(resource)) }));
-  const watched = (options.watches ?? []).map((watch) => ({
-    watch,
-    informer: informers.informer(watch.resource, informerOptions(watch.resource)),
-  }));
-  const all: { resource: WatchedResource; informer: Informer }[] = [
-    { resource: options.for, informer: primary as unknown as Informer },
-    ...owned,
-    ...watched.map(({ watch, informer }) => ({ resource: watch.resource, informer })),
-  ];
-  const stores: ControllerStores = Object.freeze(Object.fromEntries(all.map(({ resource, informer }) => [resourceName(resource), informer.store])));
-  const synced = () => all.every(({ informer }) => informer.store.synced);
-
-  let isLeading = options.leaderElection === undefined;
-  let standingBy = options.leaderElection === undefined;
-
-  // Every change that concerns a primary key, as that key. Subscribed anew
-  // each time this replica starts leading: the informers replay their state
-  // to a new subscriber, so every key comes through once, then the changes.
-  const ownerKind = { group: options.for.group ?? '', kind: options.for.kind };
-  const triggers = merge(
-    primary.events.pipe(
-      options.predicates ? filterDeltas<T>(options.predicates) : (source: Observable<StoreEvent<T>>) => source,
-      filter(isDelta),
-      map((delta) => delta.key),
-    ),
-    ...owned.map(({ informer }) => informer.events.pipe(mapToOwners(ownerKind))),
-    ...watched.map(({ watch, informer }) => informer.events.pipe(mapToKeys((delta) => watch.map(delta, stores)))),
-  );
-
-  const reconcile = options.reconcile;
-  const userContext = (key: ObjectKey, ctx: ReconcileContext, recorder: EventRecorder): ControllerContext<T> => {
-    const { namespace, name } = splitKey(key);
-    return {
-      get signal() {
-        return ctx.signal;
-      },
-      attempt: ctx.attempt,
-      key,
-      namespace,
-      name,
-      object: primary.store.get(key),
-      store: primary.store,
-      stores,
-      client,
-      recorder,
-      logger,
-      now: () => scheduler.now(),
-    };
-  };
+  const wiring = wire(options, informers);
+  // What the elector said last: read by leading() and ready(), never to steer the run.
+  let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
 
   const output = new Observable<ReconcileOutcome>((subscriber) => {
-    // A recorder of our own lives as long as this run: closed at shutdown, so
+    const stopping = new ReplaySubject<void>(1);
+    const stopNow = options.stopNow;
+    // A recorder of our own lives as long as this run: closed at the end, so
     // that no Event waiting to be retried keeps the process alive.
-    const recorder =
-      options.recorder ?? eventRecorder({ client, reportingController: options.name, reportingInstance: identity, logger });
-    const stop = new Subject<void>();
-    // Filled in below; a Subscription from the start so that a shutdown
-    // during the synchronous part of subscribing still tears all of it down.
-    const reconciling = new Subscription();
-    let inspected: { readonly running: number } | undefined;
-    const inFlight = (): number => inspected?.running ?? 0;
-    let graceTimer: Subscription | undefined;
-    let stopping = false;
-    let finished = false;
-    const warm = new Subscription();
+    const recorder = options.recorder ?? eventRecorder({ client, reportingController: options.name, reportingInstance: identity, logger });
+    const closeOwnRecorder = defer(() =>
+      options.recorder !== undefined ? EMPTY : from(recorder.close().catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the Event recorder failed'))),
+    ).pipe(ignoreElements());
 
-    // Informers run for the controller's whole life, leading or not.
-    for (const { resource, informer } of all) {
-      const name = resourceName(resource);
-      warm.add(
-        informer.events.subscribe({
-          next: (event) => monitor.storeSize(name, event.store.size),
-          error: (err: unknown) => fail(err),
+    const run = reconcileWhileLeading({
+      name: options.name,
+      wiring,
+      stopping,
+      ...(stopNow !== undefined ? { stopNow } : {}),
+      gracePeriod: options.gracePeriod ?? 30_000,
+      scheduler,
+      logger,
+      metrics,
+      monitor,
+      election:
+        options.leaderElection === undefined
+          ? undefined
+          : {
+              ...options.leaderElection,
+              kubeConfig: options.leaderElection.kubeConfig ?? options.kubeConfig,
+              identity,
+              scheduler,
+              logger,
+              metrics: leaderMetrics(registry),
+            },
+      onLeader: (state) => {
+        leader = state;
+      },
+      reconcile: (key, ctx) => options.reconcile(key, reconcileContext(ctx, wiring, { client, recorder, logger, scheduler })),
+      queue: {
+        concurrency,
+        scheduler,
+        logger,
+        observer: metrics.observer,
+        ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+        ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+        ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+      },
+    });
+
+    // Not unsubscribed when the subscriber leaves: a shutdown is graceful, and runs to its end in the background.
+    concat(
+      run.pipe(
+        tap((outcome) => metrics.outcome(outcome)),
+        catchError((err: unknown) => {
+          logger.error({ err: String(err) }, 'controller failed');
+          return concat(closeOwnRecorder, throwError(() => err));
         }),
-      );
-    }
+      ),
+      closeOwnRecorder,
+    ).subscribe({
+      next: (outcome) => subscriber.next(outcome),
+      error: (err: unknown) => subscriber.error(err),
+      complete: () => subscriber.complete(),
+    });
 
-    const leadership = options.leaderElection
-      ? leaderElection({
-          ...options.leaderElection,
-          kubeConfig: options.leaderElection.kubeConfig ?? options.kubeConfig,
-          identity,
-          scheduler,
-          logger,
-          metrics: leaderMetrics(registry),
-        }).pipe(
-          tap((state) => {
-            standingBy = true;
-            isLeading = state.leading;
-          }),
-          map((state) => state.leading),
-          distinctUntilChanged(),
-        )
-      : of(true);
-
-    const whenSynced = merge(...all.map(({ informer }) => informer.events)).pipe(
-      startWith(null),
-      map(synced),
-      first(Boolean),
-    );
-
-    reconciling.add(
-      leadership
-        .pipe(
-          // Counted before switchMap tears the queue down, which zeroes its counts.
-          tap((leading) => {
-            if (!leading && inFlight() > 0) logger.warn({ running: inFlight() }, 'lost leadership: aborting reconciles in flight');
-          }),
-          switchMap((leading) => {
-            if (!leading) return EMPTY;
-            logger.info({ identity }, 'reconciling');
-            return whenSynced.pipe(
-              switchMap(() => triggers),
-              takeUntil(stop),
-              reconcileByKey((key, ctx) => reconcile(key, userContext(key, ctx, recorder)), {
-                concurrency,
-                scheduler,
-                logger,
-                observer: metrics.observer,
-                inspect: (queue) => {
-                  inspected = queue;
-                },
-                ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
-                ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
-                ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-              }),
-            );
-          }),
-        )
-        .subscribe({
-          next(outcome) {
-            metrics.outcome(outcome);
-            subscriber.next(outcome);
-            // Shutting down: once nothing is in flight, end the queue before it starts a waiting key.
-            if (stopping && inFlight() === 0) end();
-          },
-          error: (err: unknown) => fail(err),
-          complete: () => end(),
-        }),
-    );
-
-    function fail(err: unknown): void {
-      if (finished) return;
-      logger.error({ err: String(err) }, 'controller failed');
-      void cleanup().then(() => subscriber.error(err));
-    }
-
-    function end(): void {
-      if (finished) return;
-      void cleanup().then(() => subscriber.complete());
-    }
-
-    /** Stops everything; settles once the recorder of our own has closed, so `complete` means nothing is left running. */
-    function cleanup(): Promise<void> {
-      finished = true;
-      graceTimer?.unsubscribe();
-      reconciling.unsubscribe();
-      warm.unsubscribe();
-      if (options.recorder !== undefined) return Promise.resolve();
-      return recorder.close().catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the Event recorder failed'));
-    }
-
-    const shutdown = (): void => {
-      if (stopping || finished) return;
-      stopping = true;
-      stop.next();
-      if (inFlight() === 0) return end();
-      logger.info({ running: inFlight(), gracePeriod }, 'shutting down: waiting for reconciles in flight');
-      graceTimer = scheduler.schedule(() => {
-        logger.warn({ gracePeriod }, 'grace period over: aborting reconciles still in flight');
-        end();
-      }, gracePeriod);
-    };
-
-    const gracePeriod = options.gracePeriod ?? 30_000;
-    const onAbort = () => shutdown();
-    if (options.signal?.aborted) shutdown();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-
+    const shutDown = (): void => stopping.next();
+    if (options.signal?.aborted) shutDown();
+    else options.signal?.addEventListener('abort', shutDown, { once: true });
     return () => {
-      options.signal?.removeEventListener('abort', onAbort);
-      shutdown();
+      options.signal?.removeEventListener('abort', shutDown);
+      shutDown();
     };
   });
 
   return Object.assign(output, {
     name: options.name,
-    store: primary.store,
-    stores,
+    store: wiring.primary.store,
+    stores: wiring.stores,
     metrics,
     registry,
-    synced,
-    leading: () => isLeading,
-    ready: () => synced() && standingBy,
+    synced: wiring.synced,
+    leading: () => leader?.leading === true,
+    ready: () => wiring.synced() && leader !== undefined,
   }) as Controller<T>;
-
-  function informerOptions(resource: WatchedResource) {
-    return { ...selectors(resource), ...(resource.indexers ? { indexers: resource.indexers } : {}) };
-  }
-}
-
-function selectors(resource: WatchedResource): { labelSelector?: string; fieldSelector?: string } {
-  return {
-    ...(resource.labelSelector !== undefined ? { labelSelector: resource.labelSelector } : {}),
-    ...(resource.fieldSelector !== undefined ? { fieldSelector: resource.fieldSelector } : {}),
-  };
 }
 
 function validate<T extends KubeObject>(options: ControllerOptions<T>): void {

@@ -20,9 +20,13 @@ export interface RunningController<T extends KubeObject> {
   readonly controller: Controller<T>;
   /** The health server, when one was asked for. */
   readonly health: HealthServer | undefined;
-  /** Starts a graceful shutdown, as SIGTERM does. */
+  /** Starts a graceful shutdown, as SIGTERM does; called again, ends the grace period at once, as a second SIGTERM does. */
   stop(): void;
-  /** Settles when the controller has stopped and everything it opened is closed; rejects with its error. */
+  /**
+   * Settles when the controller has stopped and everything it opened is
+   * closed, the Lease released included (the next replica need not wait
+   * for it to expire); rejects with its error.
+   */
   readonly done: Promise<void>;
 }
 
@@ -31,16 +35,20 @@ export interface RunningController<T extends KubeObject> {
  * server with `/metrics` and with `/readyz` true once every store has synced
  * and the replica leads or stands by, and a graceful shutdown on SIGTERM or
  * SIGINT (in-flight reconciles get the grace period, the lease is released,
- * watches close). It never exits the process: when `done` settles, nothing
+ * watches close; a second signal ends the grace period at once). It never
+ * exits the process: when `done` settles, nothing
  * it opened is left to keep the event loop alive, so a `main` that awaits
  * `done` ends by itself.
  */
 export async function runController<T extends KubeObject>(options: RunControllerOptions<T>): Promise<RunningController<T>> {
   const logger = options.logger ?? createDefaultLogger({ controller: options.name });
   const abort = new AbortController();
+  const abortNow = new AbortController();
   if (options.signal?.aborted) abort.abort();
   options.signal?.addEventListener('abort', () => abort.abort(), { once: true });
-  const running = controller<T>({ ...options, logger, signal: abort.signal });
+  if (options.stopNow?.aborted) abortNow.abort();
+  options.stopNow?.addEventListener('abort', () => abortNow.abort(), { once: true });
+  const running = controller<T>({ ...options, logger, signal: abort.signal, stopNow: abortNow.signal });
 
   const health =
     options.health === false
@@ -54,7 +62,9 @@ export async function runController<T extends KubeObject>(options: RunController
 
   const onSignal = (signal: NodeJS.Signals) => {
     if (abort.signal.aborted) {
-      logger.warn({ signal }, 'already shutting down');
+      // The second signal: whoever sent it does not want to wait out the grace period.
+      logger.warn({ signal }, 'asked again: aborting reconciles in flight now');
+      abortNow.abort();
       return;
     }
     logger.info({ signal }, 'shutting down');
@@ -86,5 +96,5 @@ export async function runController<T extends KubeObject>(options: RunController
   // Awaited or not, a failure must never surface as an unhandled rejection.
   done.catch(() => {});
 
-  return { controller: running, health, stop: () => abort.abort(), done };
+  return { controller: running, health, stop: () => (abort.signal.aborted ? abortNow.abort() : abort.abort()), done };
 }

@@ -2,7 +2,7 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@ku
 import { expect } from 'chai';
 import type { Subscription } from 'rxjs';
 import { eachValueFrom } from 'rxjs-for-await';
-import { controller, type ControllerOptions, silentLogger, type ReconcileOutcome, labelsChanged, InformerFactory, type KubeObject } from 'rxkube';
+import { controller, runController, type ControllerOptions, silentLogger, type ReconcileOutcome, labelsChanged, InformerFactory, type KubeObject } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
@@ -243,6 +243,29 @@ describe('controller against the embedded API server', () => {
     running[0]!.unsubscribe(); // replica one shuts down and releases the lease
     await waitFor(() => reconciledBy.includes('two'), 'the standby to take over');
     expect(reconciledBy).to.deep.equal(['one', 'two']);
+  });
+
+  it('under runController, settles done only once the Lease is released, so the next replica need not wait for it to expire', async () => {
+    await createConfigMap('a');
+    let reconciled = 0;
+    const run = await runController({
+      name: 'leader',
+      kubeConfig: server.kubeConfig(),
+      logger: silentLogger,
+      health: false,
+      handleSignals: false,
+      for: configmaps,
+      leaderElection: { lease: 'default/leader', identity: 'me' },
+      reconcile: () => void reconciled++,
+    });
+    await waitFor(() => reconciled === 1, 'the reconcile under the lease');
+    expect(run.controller.leading()).to.equal(true);
+    run.stop();
+    await run.done;
+    // Read the moment done settled, with no wait: the release is already written.
+    const [lease] = server.snapshot({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespace: 'default' });
+    expect((lease as { spec?: { holderIdentity?: string; leaseDurationSeconds?: number } }).spec).to.deep.include({ holderIdentity: '', leaseDurationSeconds: 1 });
+    expect(run.controller.leading()).to.equal(false);
   });
 
   it('ends with the source error on a fault no retry fixes', async () => {

@@ -1,0 +1,127 @@
+import {
+  concat,
+  delay,
+  distinctUntilChanged,
+  EMPTY,
+  filter,
+  finalize,
+  fromEvent,
+  ignoreElements,
+  map,
+  merge,
+  NEVER,
+  type Observable,
+  of,
+  ReplaySubject,
+  type SchedulerLike,
+  share,
+  switchMap,
+  take,
+  takeUntil,
+  tap,
+} from 'rxjs';
+import type { Logger } from '../logger.js';
+import { reconcileByKey, type ReconcileOptions, type ReconcileOutcome } from '../operators/reconcileByKey.js';
+import type { Reconciler } from '../operators/reconciler.js';
+import { leaderElection, type LeaderElectionOptions, type LeaderState } from '../sinks/leader/leaderElection.js';
+import type { SourceMetrics } from '../sinks/metrics/sourceMetrics.js';
+import type { KubeObject } from '../types.js';
+import { resourceName } from '../types.js';
+import type { Wiring } from './wiring.js';
+
+export interface ReconcileWhileLeadingParts<T extends KubeObject> {
+  name: string;
+  wiring: Wiring<T>;
+  /** Emits once to shut down gracefully. */
+  stopping: Observable<void>;
+  /** Aborting it ends the grace period at once. */
+  stopNow?: AbortSignal;
+  gracePeriod: number;
+  scheduler: SchedulerLike;
+  logger: Logger;
+  metrics: { readonly observer: ReconcileOptions['observer'] };
+  monitor: Pick<SourceMetrics, 'storeSize'>;
+  /** Leader election, or none: then this replica always leads. */
+  election: Omit<LeaderElectionOptions, 'stop'> | undefined;
+  onLeader: (state: LeaderState) => void;
+  reconcile: Reconciler;
+  queue: Omit<ReconcileOptions, 'stop'>;
+}
+
+/**
+ * A controller's run, composed: the informers kept warm for its whole life;
+ * the queue (`reconcileByKey`) running only while this replica leads and
+ * its stores have synced, torn down at once (runs aborted) when leadership
+ * is lost; and a graceful end when `stopping` emits.
+ *
+ * ```
+ * leading:   ─t──────────────f──t────────────s(stop)─────────────────────
+ * queue:      └─runs…─────────┘  └─runs…──────┤drain (≤ grace)├
+ * elector:   ──────────────────────────────────────────────────release─|
+ * output:    ─outcomes…───────────outcomes…─────last outcomes─────────|
+ * ```
+ *
+ * When the informers' watches end (scripted ones, in a test), the queue
+ * drains what it has and the run ends the same way.
+ *
+ * On `stopping`: the queue starts no key any more and lets the runs in
+ * flight finish (its `stop`); at `gracePeriod` after the stop, or when
+ * `stopNow` aborts, the queue is unsubscribed, which aborts what still
+ * runs. Once the queue has ended (or at once, when this replica was not
+ * leading), the elector is told to stop: it steps down, releases the lease
+ * and completes, and then the output completes: a host that waits for it
+ * knows the lease is free. Leadership lost during the drain still aborts
+ * the runs at once: no replica reconciles without the lease.
+ */
+export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhileLeadingParts<T>): Observable<ReconcileOutcome> {
+  const { wiring, stopping, scheduler, logger } = parts;
+  const drained = new ReplaySubject<void>(1);
+  const election: Observable<LeaderState> = (
+    parts.election === undefined
+      ? concat(of<LeaderState>({ leading: true, holder: undefined }), NEVER).pipe(takeUntil(drained))
+      : leaderElection({ ...parts.election, stop: drained })
+  ).pipe(
+    tap((state) => parts.onLeader(state)),
+    share(),
+  );
+  const leading = election.pipe(
+    map((state) => state.leading),
+    distinctUntilChanged(),
+  );
+  const lost = leading.pipe(
+    filter((isLeading) => !isLeading),
+    tap(() => logger.warn({}, 'lost leadership: aborting reconciles in flight')),
+  );
+  const stopNow = parts.stopNow === undefined ? NEVER : parts.stopNow.aborted ? of(null) : fromEvent(parts.stopNow, 'abort');
+  const graceOver = merge(stopping.pipe(delay(parts.gracePeriod, scheduler)), stopping.pipe(switchMap(() => stopNow))).pipe(
+    take(1),
+    tap(() => logger.warn({ gracePeriod: parts.gracePeriod }, 'grace period over: aborting reconciles still in flight')),
+  );
+  // Informers whose watches end (scripted ones in tests) end the queue's input: it drains, and the run ends with it.
+  const inputEnded = new ReplaySubject<void>(1);
+  const queue = wiring.whenSynced.pipe(
+    switchMap(() => wiring.triggers),
+    reconcileByKey(parts.reconcile, { ...parts.queue, stop: stopping }),
+    tap({ complete: () => inputEnded.next() }),
+    takeUntil(merge(lost, graceOver)),
+  );
+  const work = leading.pipe(
+    takeUntil(merge(stopping.pipe(tap(() => logger.info({}, 'shutting down: no key starts any more'))), inputEnded)),
+    switchMap((isLeading) => {
+      if (!isLeading) return EMPTY;
+      logger.info({}, 'reconciling');
+      return queue;
+    }),
+    finalize(() => drained.next()),
+  );
+  const done = new ReplaySubject<void>(1);
+  const main = merge(work, election.pipe(ignoreElements())).pipe(finalize(() => done.next()));
+  // Informers run for the controller's whole life, leading or not; one that fails for good ends the controller.
+  const warm = merge(
+    ...wiring.all.map(({ resource, informer }) => {
+      const name = resourceName(resource);
+      return informer.events.pipe(tap((event) => parts.monitor.storeSize(name, event.store.size)));
+    }),
+  ).pipe(ignoreElements(), takeUntil(done));
+  return merge(main, warm);
+}
