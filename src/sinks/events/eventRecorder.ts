@@ -6,7 +6,7 @@ import type { KubeObject } from '../../types.js';
 import { kubeClient, type KubeClient } from '../client/kubeClient.js';
 import { delay } from '../../util/wait.js';
 import { isAlreadyExists, isNotFound, KubeApiError } from '../client/errors.js';
-import { objectReference, type ObjectReference } from '../objects/objectReference.js';
+import { objectReference, type ObjectReference } from './objectReference.js';
 
 /** What happened, as `kubectl describe` shows it. */
 export interface EventInput {

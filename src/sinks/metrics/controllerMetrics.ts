@@ -1,8 +1,7 @@
 import { Registry } from 'prom-client';
 import { tap, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
-import type { WorkqueueObserver } from '../../operators/workqueueObserver.js';
 import { counterOn, gaugeOn, histogramOn } from './metricRegistry.js';
-import { workqueueMetrics } from './workqueueMetrics.js';
+import { workqueueMetrics, type WorkqueueHooks } from './workqueueMetrics.js';
 
 /** controller-runtime's `controller_runtime_reconcile_time_seconds` buckets. */
 export const reconcileTimeBuckets: readonly number[] = [
@@ -31,7 +30,7 @@ export interface ControllerMetricsOptions {
 export interface ControllerMetrics {
   readonly registry: Registry;
   /** Pass as `reconcileByKey`'s `observer`: feeds the workqueue metrics and `controller_runtime_active_workers`. */
-  readonly observer: Required<WorkqueueObserver>;
+  readonly observer: WorkqueueHooks;
   /** Counts one reconcile outcome. */
   outcome(outcome: OutcomeForMetrics): void;
   /** An operator that counts every outcome passing through it, unchanged. */

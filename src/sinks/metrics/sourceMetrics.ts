@@ -1,15 +1,26 @@
 import { Registry } from 'prom-client';
-import type { ListWatchMonitor } from '../../sources/listWatch.js';
 import { counterOn, gaugeOn } from './metricRegistry.js';
 
 /**
- * What list-watch sources and their stores report, for metrics: the
- * source's own `ListWatchMonitor` hooks (pass it as `listWatch`'s
- * `monitor`), every one present, plus the size of the store a source feeds.
- * `resource` names the resource watched (`configmaps`, `deployments.apps`),
- * so one object serves every source of a process.
+ * What list-watch sources and their stores report, for metrics: the hooks
+ * of `listWatch`'s `monitor` option, every one present (it is one, by
+ * shape: metrics import no source), plus the size of the store a source
+ * feeds. `resource` names the resource watched (`configmaps`,
+ * `deployments.apps`), so one object serves every source of a process.
  */
-export interface SourceMetrics extends Required<ListWatchMonitor> {
+export interface SourceMetrics {
+  /** An HTTP request of the source is about to be sent. */
+  request(verb: 'list' | 'watch', resource: string): void;
+  /** A list begins (`initial`, or a re-list and why). */
+  relist(resource: string, reason: string): void;
+  /** A watch ended and will be reopened, and why. */
+  watchRestart(resource: string, reason: string): void;
+  /** One watch event arrived, of this type. */
+  event(resource: string, type: string): void;
+  /** A watch line could not be read. */
+  malformedLine(resource: string, error: Error): void;
+  /** After a failure, the source waits before trying `verb` again. */
+  retry(info: { resource: string; verb: 'list' | 'watch'; delayMs: number; reason: string; code?: number }): void;
   /** The store of that resource now holds `n` objects. */
   storeSize(resource: string, n: number): void;
 }

@@ -1,6 +1,5 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { Registry } from 'prom-client';
-import type { WorkqueueObserver } from '../../operators/workqueueObserver.js';
 import type { ObjectKey } from '../../types.js';
 import { counterOn, gaugeOn, histogramOn, scrapedGaugeOn } from './metricRegistry.js';
 
@@ -10,8 +9,28 @@ import { counterOn, gaugeOn, histogramOn, scrapedGaugeOn } from './metricRegistr
  */
 export const workqueueDurationBuckets: readonly number[] = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.1, 1, 10, 100, 1000];
 
-/** The workqueue half of a controller's metrics: a `WorkqueueObserver` plus a way to drop its series. */
-export interface WorkqueueMetrics extends Required<Omit<WorkqueueObserver, 'activeWorkers'>> {
+/**
+ * The hooks of `reconcileByKey`'s `observer` option (its `WorkqueueObserver`,
+ * by shape: metrics import no operator), every one present. Times are ms of
+ * the queue's scheduler.
+ */
+export interface WorkqueueHooks {
+  /** A key entered the queue. */
+  added(key: ObjectKey): void;
+  /** The number of keys waiting for a worker is now `n`. */
+  depth(n: number): void;
+  /** A run began, `queuedMs` after its key entered the queue. */
+  started(key: ObjectKey, queuedMs: number): void;
+  /** A run ended after `workMs`. */
+  finished(key: ObjectKey, workMs: number): void;
+  /** The run just finished asked the rate limiter for a delay. */
+  retried(key: ObjectKey): void;
+  /** The number of runs in flight is now `n`. */
+  activeWorkers(n: number): void;
+}
+
+/** The workqueue half of a controller's metrics: its hooks plus a way to drop its series. */
+export interface WorkqueueMetrics extends Omit<WorkqueueHooks, 'activeWorkers'> {
   /** Forgets the runs in flight (their time stops counting as unfinished work). */
   clearInFlight(): void;
   /** Removes this queue's series from the registry and stops computing its scrape-time gauges. */

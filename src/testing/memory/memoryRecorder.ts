@@ -1,6 +1,6 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { EventInput, EventRecorder, EventRecorderStats } from '../../sinks/events/eventRecorder.js';
-import { objectReference, type ObjectReference } from '../../sinks/objects/objectReference.js';
+import { objectReference, type ObjectReference } from '../../sinks/events/objectReference.js';
 import type { KubeObject, ObjectKey } from '../../types.js';
 
 /** One Event a reconcile recorded. */

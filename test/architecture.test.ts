@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { readFile, readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { allowed, importGraph, importsOf, partOf, violations } from './support/layering.js';
+
+const src = new URL('../src', import.meta.url).pathname;
+
+describe('the layering of src/ (DESIGN.md\'s layout table)', () => {
+  it('holds: no part imports one it may not', async () => {
+    expect(violations(await importGraph(src))).to.deep.equal([]);
+  });
+
+  it('puts every file of src/ in a part of the table', async () => {
+    const files = (await readdir(src, { withFileTypes: true, recursive: true }))
+      .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+      .map((e) => relative(src, join(e.parentPath, e.name)));
+    expect(files.filter((f) => !(partOf(f) in allowed))).to.deep.equal([]);
+    expect(new Set(files.map(partOf))).to.include.members(['core', 'sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/metrics', 'sinks/leader', 'controller', 'apiserver', 'testing']);
+  });
+
+  it('catches what it exists for: a library part importing testing, apiserver or controller; the store reaching the client; I/O in an operator', () => {
+    const found = violations([
+      ...importsOf('sinks/client/kubeClient.ts', "import { memoryClient } from '../../testing/memory/memoryClient.js';"),
+      ...importsOf('sources/listWatch.ts', "import { Cluster } from '../apiserver/cluster.js';"),
+      ...importsOf('informers/informerFactory.ts', "import { controller } from '../controller/controller.js';"),
+      ...importsOf('store/store.ts', "import { kubeClient } from '../sinks/client/kubeClient.js';"),
+      ...importsOf('operators/deltas.ts', "import { readFile } from 'node:fs/promises';"),
+      ...importsOf('operators/owners.ts', "import { Store } from '../store/store.js';"),
+      ...importsOf('sinks/metrics/sourceMetrics.ts', "export type { ListWatchMonitor } from '../../sources/listWatch.js';"),
+      ...importsOf('apiserver/cluster.ts', "const m = await import('../sinks/client/errors.js');"),
+    ]);
+    expect(found).to.deep.equal([
+      'sinks/client/kubeClient.ts imports testing/memory/memoryClient.ts: sinks/client may not import testing',
+      'sources/listWatch.ts imports apiserver/cluster.ts: sources may not import apiserver',
+      'informers/informerFactory.ts imports controller/controller.ts: informers may not import controller',
+      'store/store.ts imports sinks/client/kubeClient.ts: store may not import sinks/client',
+      'operators/deltas.ts imports node:fs/promises: operators does no I/O and uses rxjs only',
+      'operators/owners.ts imports store/store.ts: operators may not import store (types only)',
+      'sinks/metrics/sourceMetrics.ts imports sources/listWatch.ts: sinks/metrics may not import sources',
+      'apiserver/cluster.ts imports sinks/client/errors.ts: apiserver may not import sinks/client',
+    ]);
+    // Type-only imports of the store are what operators may have.
+    expect(violations(importsOf('operators/owners.ts', "import type { Lister } from '../store/store.js';"))).to.deep.equal([]);
+  });
+
+  it('keeps sources to reading: no request in src/sources sends anything but GET', async () => {
+    const entries = await readdir(join(src, 'sources'), { withFileTypes: true });
+    const writers: string[] = [];
+    for (const e of entries) {
+      if (!e.isFile()) continue;
+      const code = (await readFile(join(src, 'sources', e.name), 'utf8')).replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+      if (/method:\s*'(POST|PUT|PATCH|DELETE)'/.test(code)) writers.push(e.name);
+    }
+    expect(writers).to.deep.equal([]);
+  });
+});
