@@ -48,6 +48,7 @@ export interface Fault extends RequestMatch {
 
 /** What a request is, for matching faults and for the request log. */
 export interface RequestInfo {
+  /** kube's verb (get, list, watch, create, update, patch, delete, deletecollection) or discovery, openapi, version, health, unknown. */
   verb: string;
   group?: string;
   version?: string;

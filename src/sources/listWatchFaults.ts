@@ -38,15 +38,17 @@ export function kubeConfigError(message: string, verb: 'list' | 'watch', resourc
 }
 
 /** The user's `transform` threw `err` for `object`. */
-export function transformError(object: KubeObject, err: unknown, resource: string): ListWatchError {
+export function transformError(object: KubeObject, err: unknown, resource: string, verb: 'list' | 'watch'): ListWatchError {
   const meta = object.metadata ?? {};
-  return new ListWatchError(
+  const error = new ListWatchError(
     `the transform of ${resource} threw for ${meta.namespace ? `${meta.namespace}/` : ''}${meta.name ?? '(no name)'}: ${describeError(err)}`,
     0,
     'TransformFailed',
-    'list',
+    verb,
     resource,
   );
+  error.cause = err;
+  return error;
 }
 
 /** An error's message, with its `code` (`ECONNRESET`) when it has one. */

@@ -162,7 +162,7 @@ export class Reflector<T extends KubeObject> {
         try {
           object = transform(item);
         } catch (err) {
-          return { kind: 'failed', error: transformError(item, err, this.name) };
+          return { kind: 'failed', error: transformError(item, err, this.name, 'list') };
         }
       }
       this.emit({ type: 'Listed', object });

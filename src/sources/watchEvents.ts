@@ -118,7 +118,7 @@ export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
       try {
         out = transform(object);
       } catch (err) {
-        return { kind: 'fatal', error: transformError(object, err, this.resource) };
+        return { kind: 'fatal', error: transformError(object, err, this.resource, type === 'Listed' ? 'list' : 'watch') };
       }
     }
     this.emit({ type, object: out });

@@ -1,8 +1,9 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { map, type Observable } from 'rxjs';
+import { asyncScheduler, map, type Observable } from 'rxjs';
 import { InformerFactory, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { type InformerSource } from '../../src/informers/informerFactory.js';
+import { MarbleInformers } from '../../src/testing/marble/marbleInformers.js';
 import { obj } from '../support/objects.js';
 import { unhandledErrorsOf } from './callbackErrors.support.js';
 
@@ -67,5 +68,26 @@ describe('InformerFactory with a source of its own', () => {
     expect(unhandled).to.deep.equal([]);
     expect(first).to.deep.equal(['Added', 'Synced', 'error: transform failed']);
     expect(late, 'the replayed state, then the same error').to.deep.equal(['Added', 'Synced', 'error: transform failed']);
+  });
+});
+
+describe('MarbleInformers (rxkube/testing)', () => {
+  it('errors the events when the informer\'s transform throws, naming the transform and the object, the thrown error as cause', () => {
+    const thrown = new TypeError('no labels');
+    let caught: unknown;
+    const unhandled = unhandledErrorsOf(({ cold }) => {
+      // Inside TestScheduler.run, asyncScheduler is virtual time.
+      const informers = new MarbleInformers(
+        () => cold<ListWatchEvent>('r-a', { r: { type: 'Restart' }, a: { type: 'Listed', object: obj('a', '1') } }),
+        { scheduler: asyncScheduler },
+      );
+      const transform = (): KubeObject => {
+        throw thrown;
+      };
+      informers.informer(configmaps, { transform }).events.subscribe({ error: (err: unknown) => (caught = err) });
+    });
+    expect(unhandled).to.deep.equal([]);
+    expect((caught as Error).message).to.equal('the transform of configmaps threw for default/a: no labels');
+    expect((caught as Error).cause).to.equal(thrown);
   });
 });

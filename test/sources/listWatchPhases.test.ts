@@ -182,16 +182,18 @@ describe('listWatch phases', () => {
       expect(p.hooks).to.deep.equal([]);
     });
 
-    it('fails when the transform throws, naming the transform and the object', async () => {
+    it('fails when the transform throws, naming the transform, the object and the watch, the thrown error as cause', async () => {
+      const thrown = new Error('no');
       const p = phases({
         transform: () => {
-          throw new Error('no');
+          throw thrown;
         },
       });
       p.watches.push({ lines: [event('ADDED', obj('a', '6')), event('ADDED', obj('b', '7'))], end: { kind: 'closed' } });
       const next = await p.step({ kind: 'watch', resourceVersion: '5' });
       expect(next.kind).to.equal('failed');
-      expect((next as Extract<Phase, { kind: 'failed' }>).error.message).to.equal('the transform of configmaps threw for default/a: no');
+      const { error } = next as Extract<Phase, { kind: 'failed' }>;
+      expect([error.message, error.verb, error.cause]).to.deep.equal(['the transform of configmaps threw for default/a: no', 'watch', thrown]);
       expect(p.events).to.deep.equal([]);
     });
 

@@ -248,28 +248,29 @@ export function failure(ctx: ExchangeContext, prepared: PreparedRequest, error: 
   return statusFor(500, { message: `Internal error occurred: ${(error as Error)?.message ?? String(error)}` });
 }
 
-/** Answers an admitted request that is not a watch; the log entry gets the status. Never throws. */
-export function serveAdmitted(ctx: ExchangeContext, prepared: PreparedRequest, body: Buffer): ApiResponse {
-  let response: ApiResponse;
+/** What `step` answers, or the Status of what it threw; the log entry gets the status. Never throws. */
+function settle<R extends ApiResponse | undefined>(ctx: ExchangeContext, prepared: PreparedRequest, step: () => R): R | ApiResponse {
+  let response: R | ApiResponse;
   try {
-    response = serve(ctx, prepared, body);
+    response = step();
   } catch (error) {
     response = errorResponse(failure(ctx, prepared, error));
   }
-  prepared.log.status = response.status;
+  if (response !== undefined) prepared.log.status = response.status;
   return response;
+}
+
+/** Answers an admitted request that is not a watch; the log entry gets the status. Never throws. */
+export function serveAdmitted(ctx: ExchangeContext, prepared: PreparedRequest, body: Buffer): ApiResponse {
+  return settle(ctx, prepared, () => serve(ctx, prepared, body));
 }
 
 /** The answer a request gets instead of being served (see `admit`), or undefined when it is admitted. Never throws. */
 export function refusal(ctx: ExchangeContext, prepared: PreparedRequest): ApiResponse | undefined {
-  try {
+  return settle(ctx, prepared, () => {
     admit(ctx, prepared);
     return undefined;
-  } catch (error) {
-    const response = errorResponse(failure(ctx, prepared, error));
-    prepared.log.status = response.status;
-    return response;
-  }
+  });
 }
 
 /** Admits and answers a request that is not a watch; the log entry gets the status. Never throws. */

@@ -1,20 +1,14 @@
+import type { RequestInfo } from '../faults.js';
+
 /**
  * One request as the server saw it, so tests can assert what a client did
  * ("no re-list happened", "the watch resumed from resourceVersion 12").
  */
-export interface RequestLogEntry {
-  /** kube's verb (get, list, watch, create, update, patch, delete, deletecollection) or discovery, openapi, version, health, unknown. */
-  verb: string;
+export interface RequestLogEntry extends Omit<RequestInfo, 'kind' | 'apply'> {
   method: string;
   path: string;
   /** Query parameters (the first value of each). */
   query: Record<string, string>;
-  group?: string;
-  version?: string;
-  resource?: string;
-  subresource?: string;
-  namespace?: string;
-  name?: string;
   /** The HTTP status sent; 0 while no response head has been written. */
   status: number;
   /** Milliseconds since the server started, when the request arrived. */

@@ -207,12 +207,17 @@ export class ObjectStore {
    * assigning the next resourceVersion. `object` must be a fresh, unshared
    * value: it is stamped and frozen.
    */
-  commit(storageKey: string, key: string, object: KubeObject | undefined): ChangeEvent {
+  private bucket(storageKey: string): Bucket {
     let bucket = this.buckets.get(storageKey);
     if (bucket === undefined) {
       bucket = { objects: new Map(), lastRv: 0, sorted: undefined };
       this.buckets.set(storageKey, bucket);
     }
+    return bucket;
+  }
+
+  commit(storageKey: string, key: string, object: KubeObject | undefined): ChangeEvent {
+    const bucket = this.bucket(storageKey);
     const prev = bucket.objects.get(key);
     if (object === undefined && prev === undefined) {
       throw new Error(`cannot delete ${storageKey} ${key}: not stored`);
@@ -294,11 +299,7 @@ export class ObjectStore {
    * writes never reuse one.
    */
   restore(storageKey: string, key: string, object: KubeObject | undefined): void {
-    let bucket = this.buckets.get(storageKey);
-    if (bucket === undefined) {
-      bucket = { objects: new Map(), lastRv: 0, sorted: undefined };
-      this.buckets.set(storageKey, bucket);
-    }
+    const bucket = this.bucket(storageKey);
     const prev = bucket.objects.get(key);
     if (object === undefined) {
       if (prev === undefined) return;

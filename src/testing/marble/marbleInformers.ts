@@ -2,7 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { map, type Observable, type SchedulerLike } from 'rxjs';
 import type { Logger } from '../../logger.js';
 import { InformerFactory } from '../../informers/informerFactory.js';
-import type { ResourceRef, KubeObject, ListWatchEvent } from '../../types.js';
+import { resourceName, type ResourceRef, type KubeObject, type ListWatchEvent } from '../../types.js';
 
 /** Where an informer's list-watch events come from in a test: a marble diagram, or a memory client's watch. */
 export type InformerInput = (
@@ -31,7 +31,15 @@ export class MarbleInformers extends InformerFactory {
         const raw = input(resource, options) as Observable<ListWatchEvent<T>>;
         const transform = options.transform;
         if (transform === undefined) return raw;
-        return raw.pipe(map((event) => ('object' in event ? { ...event, object: transform(event.object) } : event)));
+        const transformed = (object: T): T => {
+          try {
+            return transform(object);
+          } catch (err) {
+            const { namespace, name } = object.metadata ?? {};
+            throw new Error(`the transform of ${resourceName(resource)} threw for ${namespace ? `${namespace}/` : ''}${name ?? '(no name)'}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          }
+        };
+        return raw.pipe(map((event) => ('object' in event ? { ...event, object: transformed(event.object) } : event)));
       },
     });
   }

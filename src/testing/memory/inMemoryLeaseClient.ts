@@ -1,10 +1,10 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import type { ResourceType } from '../../apiserver/api/resourceType.js';
-import { InProcessServer } from '../../apiserver/inProcessServer.js';
 import { leaseClient, type LeaseClient } from '../../sinks/leader/leaseClient.js';
 import type { Lease } from '../../sinks/leader/leaseRecord.js';
 import { cloneJson } from '../../util/json.js';
 import { memoryTransport, type Latency } from './memoryTransport.js';
+import { virtualServer } from './virtualServer.js';
 
 /**
  * A `LeaseClient` over an in-memory cluster, for marble tests of leader
@@ -39,12 +39,7 @@ export interface InMemoryLeaseClient extends LeaseClient {
 
 export function inMemoryLeaseClient(options: InMemoryLeaseClientOptions = {}): InMemoryLeaseClient {
   const scheduler = options.scheduler ?? asyncScheduler;
-  let uids = 0;
-  const server = new InProcessServer({
-    now: () => scheduler.now(),
-    uid: () => `00000000-0000-4000-8000-${(++uids).toString(16).padStart(12, '0')}`,
-    requireNamespaces: false,
-  });
+  const server = virtualServer(scheduler);
   const leases = server.cluster.registry.lookup('coordination.k8s.io', 'v1', 'leases') as ResourceType;
   const calls = { get: 0, create: 0, update: 0 };
   const latency = options.latency ?? 0;

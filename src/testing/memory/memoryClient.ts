@@ -1,6 +1,6 @@
 import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
 import { toVersion } from '../../apiserver/api/conversion.js';
-import { InProcessServer } from '../../apiserver/inProcessServer.js';
+import type { InProcessServer } from '../../apiserver/inProcessServer.js';
 import type { RequestFaults } from '../../apiserver/faults.js';
 import type { ResourceType } from '../../apiserver/api/resourceType.js';
 import { ApiError } from '../../apiserver/api/statusError.js';
@@ -13,6 +13,7 @@ import { writeVerbs, type MemoryRequest } from './memoryRequest.js';
 import { registryResolver, serveResource, typeOfKind, typeOfResource, type MemoryResource } from './memoryResources.js';
 import { memoryTransport } from './memoryTransport.js';
 import { memoryWatch } from './memoryWatch.js';
+import { virtualServer } from './virtualServer.js';
 
 export interface MemoryClientOptions {
   /** The clock of writes and timestamps, and where waits happen (default `asyncScheduler`). */
@@ -114,16 +115,7 @@ export function memoryClientInternals(client: MemoryClient): MemoryClientInterna
  */
 export function memoryClient(options: MemoryClientOptions = {}): MemoryClient {
   const scheduler = options.scheduler ?? asyncScheduler;
-  let uids = 0;
-  const server = new InProcessServer({
-    now: () => scheduler.now(),
-    uid: () => `00000000-0000-4000-8000-${(++uids).toString(16).padStart(12, '0')}`,
-    later: (run) => {
-      const action = scheduler.schedule(run);
-      return () => action.unsubscribe();
-    },
-    requireNamespaces: false,
-  });
+  const server = virtualServer(scheduler);
   const { cluster } = server;
   for (const resource of options.resources ?? []) serveResource(cluster.registry, resource);
   const requests: MemoryRequest[] = [];
