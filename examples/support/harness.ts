@@ -32,6 +32,7 @@ export function useEmbeddedServer(): Harness {
   let client: KubeClient | undefined;
   const running: { subscription: Subscription; stop?: AbortController; ended: Promise<void> }[] = [];
   const outcomes: ReconcileOutcome[] = [];
+  const failures: unknown[] = [];
   const harness: Harness = {
     get server() {
       if (server === undefined) throw new Error('the embedded API server runs only inside a test');
@@ -47,7 +48,15 @@ export function useEmbeddedServer(): Harness {
       const source = typeof controller === 'function' ? controller((stop as AbortController).signal) : controller;
       let subscription: Subscription | undefined;
       const ended = new Promise<void>((resolve) => {
-        subscription = source.subscribe({ next: (o) => outcomes.push(o), error: () => resolve(), complete: () => resolve() });
+        subscription = source.subscribe({
+          next: (o) => outcomes.push(o),
+          // A controller that fails fails the test (in afterEach), whether or not the test was waiting for it.
+          error: (err: unknown) => {
+            failures.push(err);
+            resolve();
+          },
+          complete: () => resolve(),
+        });
       });
       running.push({ subscription: subscription as Subscription, ...(stop ? { stop } : {}), ended });
     },
@@ -69,6 +78,12 @@ export function useEmbeddedServer(): Harness {
   });
   afterEach(async () => {
     await harness.stopAll();
+    const failed = failures.splice(0);
+    if (failed.length > 0) {
+      await server?.close();
+      server = undefined;
+      throw new Error(`a controller of this test failed: ${failed.map((e) => (e instanceof Error ? e.message : String(e))).join('; ')}`, { cause: failed[0] });
+    }
     await server?.close();
     server = undefined;
     client = undefined;

@@ -1,3 +1,4 @@
+import { jsonEqual } from '../util/json.js';
 import type { ObjectStore } from './storage/objectStore.js';
 import { conflict, notFound, statusFor, type ApiError } from './api/statusError.js';
 import type { WatchHub } from './watch/watchHub.js';
@@ -88,7 +89,7 @@ function matchOf(fault: RequestMatch): RequestMatch {
 }
 
 function sameMatch(a: RequestMatch | undefined, b: RequestMatch | undefined): boolean {
-  return JSON.stringify(a ?? {}) === JSON.stringify(b ?? {});
+  return jsonEqual(a ?? {}, b ?? {});
 }
 
 function checkFault(count: number, fault: Fault): void {

@@ -1,5 +1,7 @@
 import {
+  catchError,
   concat,
+  defer,
   delay,
   distinctUntilChanged,
   EMPTY,
@@ -19,6 +21,7 @@ import {
   take,
   takeUntil,
   tap,
+  throwError,
 } from 'rxjs';
 import type { Logger } from '../logger.js';
 import { reconcileByKey, type ReconcileOptions, type ReconcileOutcome } from '../operators/reconcileByKey.js';
@@ -71,18 +74,30 @@ export interface ReconcileWhileLeadingParts<T extends KubeObject> {
  * leading), the elector is told to stop: it steps down, releases the lease
  * and completes, and then the output completes: a host that waits for it
  * knows the lease is free. Leadership lost during the drain still aborts
- * the runs at once: no replica reconciles without the lease.
+ * the runs at once: no replica reconciles without the lease. A failure (an
+ * informer that fails for good, an error of the queue) ends the run the same
+ * way, the queue cut at once, and then the run errors with it.
  */
 export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhileLeadingParts<T>): Observable<ReconcileOutcome> {
   const { wiring, stopping, scheduler, logger } = parts;
   const drained = new ReplaySubject<void>(1);
+  // A failure (an informer failing for good, a queue erroring) ends the run the graceful way: the queue
+  // is cut at once, the lease still released, then the run errors with it.
+  const failed = new ReplaySubject<void>(1);
+  let failure: { error: unknown } | undefined;
+  const fail = (error: unknown): Observable<never> => {
+    failure ??= { error };
+    failed.next();
+    return EMPTY;
+  };
   const election: Observable<LeaderState> = (
     parts.election === undefined
       ? concat(of<LeaderState>({ leading: true, holder: undefined }), NEVER).pipe(takeUntil(drained))
       : leaderElection({ ...parts.election, stop: drained })
   ).pipe(
     tap((state) => parts.onLeader(state)),
-    share(),
+    // One elector per run, and whoever subscribes late learns where it stands.
+    share({ connector: () => new ReplaySubject<LeaderState>(1) }),
   );
   const leading = election.pipe(
     map((state) => state.leading),
@@ -92,7 +107,11 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
     filter((isLeading) => !isLeading),
     tap(() => logger.warn({}, 'lost leadership: aborting reconciles in flight')),
   );
-  const stopNow = parts.stopNow === undefined ? NEVER : parts.stopNow.aborted ? of(null) : fromEvent(parts.stopNow, 'abort');
+  const stopNow = defer(() => {
+    const signal = parts.stopNow;
+    if (signal === undefined) return NEVER;
+    return signal.aborted ? of(null) : fromEvent(signal, 'abort');
+  });
   const graceOver = merge(stopping.pipe(delay(parts.gracePeriod, scheduler)), stopping.pipe(switchMap(() => stopNow))).pipe(
     take(1),
     tap(() => logger.warn({ gracePeriod: parts.gracePeriod }, 'grace period over: aborting reconciles still in flight')),
@@ -103,10 +122,11 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
     switchMap(() => wiring.triggers),
     reconcileByKey(parts.reconcile, { ...parts.queue, stop: stopping }),
     tap({ complete: () => inputEnded.next() }),
-    takeUntil(merge(lost, graceOver)),
+    takeUntil(merge(lost, graceOver, failed)),
+    catchError(fail),
   );
   const work = leading.pipe(
-    takeUntil(merge(stopping.pipe(tap(() => logger.info({}, 'shutting down: no key starts any more'))), inputEnded)),
+    takeUntil(merge(stopping.pipe(tap(() => logger.info({}, 'shutting down: no key starts any more'))), inputEnded, failed)),
     switchMap((isLeading) => {
       if (!isLeading) return EMPTY;
       logger.info({}, 'reconciling');
@@ -115,13 +135,18 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
     finalize(() => drained.next()),
   );
   const done = new ReplaySubject<void>(1);
-  const main = merge(work, election.pipe(ignoreElements())).pipe(finalize(() => done.next()));
-  // Informers run for the controller's whole life, leading or not; one that fails for good ends the controller.
+  // The elector is held from first to last (subscribed before the work), and ends after the work has drained.
+  const main = merge(election.pipe(ignoreElements()), work).pipe(finalize(() => done.next()));
+  // Informers run for the controller's whole life, leading or not.
   const warm = merge(
     ...wiring.all.map(({ resource, informer }) => {
       const name = resourceName(resource);
       return informer.events.pipe(tap((event) => parts.monitor.storeSize(name, event.store.size)));
     }),
-  ).pipe(ignoreElements(), takeUntil(done));
-  return merge(main, warm);
+  ).pipe(ignoreElements(), takeUntil(done), catchError(fail));
+  // The first failure is thrown once everything has wound down.
+  return concat(
+    merge(main, warm),
+    defer(() => (failure === undefined ? EMPTY : throwError(() => failure?.error))),
+  );
 }

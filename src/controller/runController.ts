@@ -12,7 +12,7 @@ export interface RunControllerOptions<T extends KubeObject> extends ControllerOp
   health?: { port?: number; host?: string } | false;
   /** Shut down gracefully on SIGTERM and SIGINT (default true). */
   handleSignals?: boolean;
-  /** Told of every outcome (the default logs failures; successes at debug). */
+  /** Told of every outcome (the default logs failures; successes at debug). One that throws shuts the controller down, and `done` rejects naming it. */
   onOutcome?: (outcome: ReconcileOutcome) => void;
 }
 
@@ -44,10 +44,12 @@ export async function runController<T extends KubeObject>(options: RunController
   const logger = options.logger ?? createDefaultLogger({ controller: options.name });
   const abort = new AbortController();
   const abortNow = new AbortController();
+  const onCallerAbort = (): void => abort.abort();
+  const onCallerStopNow = (): void => abortNow.abort();
   if (options.signal?.aborted) abort.abort();
-  options.signal?.addEventListener('abort', () => abort.abort(), { once: true });
+  else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
   if (options.stopNow?.aborted) abortNow.abort();
-  options.stopNow?.addEventListener('abort', () => abortNow.abort(), { once: true });
+  else options.stopNow?.addEventListener('abort', onCallerStopNow, { once: true });
   const running = controller<T>({ ...options, logger, signal: abort.signal, stopNow: abortNow.signal });
 
   const health =
@@ -84,8 +86,25 @@ export async function runController<T extends KubeObject>(options: RunController
 
   logger.info({ health: health?.url }, 'controller starting');
   const done = new Promise<void>((resolve, reject) => {
-    running.subscribe({ next: onOutcome, error: reject, complete: resolve });
+    let failure: Error | undefined;
+    running.subscribe({
+      next: (outcome) => {
+        if (failure !== undefined) return;
+        try {
+          onOutcome(outcome);
+        } catch (err) {
+          // A broken callback is a bug of the caller's: the controller shuts down, and done says why.
+          failure = new Error(`runController: onOutcome threw for "${outcome.key}": ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          logger.error({ err: failure.message }, 'onOutcome threw; shutting down');
+          abort.abort();
+        }
+      },
+      error: reject,
+      complete: () => (failure === undefined ? resolve() : reject(failure)),
+    });
   }).finally(async () => {
+    options.signal?.removeEventListener('abort', onCallerAbort);
+    options.stopNow?.removeEventListener('abort', onCallerStopNow);
     if (handleSignals) {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import { deltas, NAMESPACE_INDEX, indexer, type StoreEvent, Store, type Lister, InvalidObjectError, isDelta, objectKey, splitKey, type KubeObject, type ListWatchEvent } from 'rxkube';
-import { byLabel, byOwnerUid, type IndexFunc } from '../../src/store/indexFunctions.js';
+import { byLabel, byOwnerUid, type IndexFunc, type Indexers } from '../../src/store/indexFunctions.js';
 import { IndexFunctionError } from '../../src/store/store.js';
 import { oddValue } from './arbitraries.js';
 
@@ -155,45 +155,73 @@ describe('fuzz: odd objects through objectKey, deltas() and indexer()', () => {
     );
   });
 
-  it('stops the stream only for a broken index function: unkeyable objects are reported and skipped, and the store equals the model after every event', () => {
+  /**
+   * Runs `events` through deltas() and an indexer over `indexers`, checking
+   * after every event that the store equals the model; stops at the first
+   * error of the pipeline and returns it.
+   */
+  function follow(events: readonly ListWatchEvent[], indexers: Indexers): { failure: unknown; completed: boolean; model: Model; store: Store; reported: InvalidObjectError[]; out: StoreEvent[] } {
+    const model = new Model();
+    const reported: InvalidObjectError[] = [];
+    const out: StoreEvent[] = [];
+    let failure: unknown;
+    let completed = false;
+    const input = new Subject<ListWatchEvent>();
+    const store = new Store({ indexers });
+    input
+      .pipe(
+        deltas({ onInvalidObject: (error) => reported.push(error) }),
+        indexer({ store }),
+      )
+      .subscribe({ next: (e) => out.push(e), error: (e: unknown) => (failure = e), complete: () => (completed = true) });
+    for (const e of events) {
+      input.next(e);
+      model.apply(e);
+      for (const o of out) expect(o.store, 'every event carries the store it was applied to').to.equal(store.lister);
+      expect(new Set(store.keys())).to.deep.equal(new Set(model.objects.keys()));
+      for (const [key, o] of model.objects) expect(store.get(key), key).to.equal(o);
+      const rvNow = store.resourceVersion;
+      if (rvNow !== undefined) expect(rvNow, 'the store resourceVersion is a string').to.be.a('string');
+      if (failure !== undefined) break;
+    }
+    input.complete();
+    expect(reported).to.have.length(model.invalid);
+    for (const delta of out) {
+      if (isDelta(delta)) expect(objectKey(delta.object), 'every delta is keyed by its object').to.equal(delta.key);
+    }
+    return { failure, completed, model, store, reported, out };
+  }
+
+  it('never stops the stream with index functions that work: unkeyable objects are reported and skipped, and the store equals the model after every event', () => {
     fc.assert(
       fc.property(fc.array(event, { maxLength: 40 }), (events) => {
-        const model = new Model();
-        const reported: InvalidObjectError[] = [];
-        const out: StoreEvent[] = [];
-        let failure: unknown;
-        let completed = false;
-        const input = new Subject<ListWatchEvent>();
-        const indexers = { app: byLabel('app'), owner: byOwnerUid, name: throwsForB, sloppy };
-        const store = new Store({ indexers });
-        input
-          .pipe(
-            deltas({ onInvalidObject: (error) => reported.push(error) }),
-            indexer({ store }),
-          )
-          .subscribe({ next: (e) => out.push(e), error: (e: unknown) => (failure = e), complete: () => (completed = true) });
-        for (const e of events) {
-          input.next(e);
-          model.apply(e);
-          for (const o of out) expect(o.store, 'every event carries the store it was applied to').to.equal(store.lister);
-          expect(new Set(store.keys())).to.deep.equal(new Set(model.objects.keys()));
-          for (const [key, o] of model.objects) expect(store.get(key), key).to.equal(o);
-          const rvNow = store.resourceVersion;
-          if (rvNow !== undefined) expect(rvNow, 'the store resourceVersion is a string').to.be.a('string');
-          if (failure !== undefined) {
-            // Only the two broken index functions may stop it, each for the one object it fails on.
-            expect(failure).to.be.instanceOf(IndexFunctionError);
-            const { index, key } = failure as IndexFunctionError;
-            expect(`${index} ${splitKey(key).name}`).to.be.oneOf(['name b', 'sloppy c']);
-            break;
-          }
+        const names: IndexFunc = (o) => [String(o.metadata.name)];
+        const { failure, completed, model, store } = follow(events, { app: byLabel('app'), owner: byOwnerUid, name: names });
+        expect(failure, 'the pipeline does not error').to.equal(undefined);
+        expect(completed).to.equal(true);
+        expectIndexConsistent(store, NAMESPACE_INDEX, modelIndex(model.objects, (o) => [(o.metadata.namespace as string | undefined) || '']));
+        expectIndexConsistent(store, 'app', modelIndex(model.objects, byLabel('app')));
+        expectIndexConsistent(store, 'owner', modelIndex(model.objects, byOwnerUid));
+        expectIndexConsistent(store, 'name', modelIndex(model.objects, names));
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it('stops the stream at the first object a broken index function fails on, with the store consistent up to there', () => {
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 40 }), (events) => {
+        const { failure, completed, model, store } = follow(events, { app: byLabel('app'), owner: byOwnerUid, name: throwsForB, sloppy });
+        if (failure !== undefined) {
+          // Only the two broken index functions may stop it, each for the one object it fails on.
+          expect(failure).to.be.instanceOf(IndexFunctionError);
+          const { index, key } = failure as IndexFunctionError;
+          expect(`${index} ${splitKey(key).name}`).to.be.oneOf(['name b', 'sloppy c']);
+        } else {
+          // Then no object the broken functions fail on ever reached the store.
+          expect([...model.objects.values()].map((o) => o.metadata.name)).to.not.include.oneOf(['b', 'c']);
         }
-        input.complete();
         expect(completed).to.equal(failure === undefined);
-        expect(reported).to.have.length(model.invalid);
-        for (const delta of out) {
-          if (isDelta(delta)) expect(objectKey(delta.object), 'every delta is keyed by its object').to.equal(delta.key);
-        }
         expectIndexConsistent(store, NAMESPACE_INDEX, modelIndex(model.objects, (o) => [(o.metadata.namespace as string | undefined) || '']));
         expectIndexConsistent(store, 'app', modelIndex(model.objects, byLabel('app')));
         expectIndexConsistent(store, 'owner', modelIndex(model.objects, byOwnerUid));

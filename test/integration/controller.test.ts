@@ -1,5 +1,6 @@
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
+import { getEventListeners } from 'node:events';
 import type { Subscription } from 'rxjs';
 import { eachValueFrom } from 'rxjs-for-await';
 import { controller, runController, type ControllerOptions, silentLogger, type ReconcileOutcome, labelsChanged, InformerFactory, type KubeObject } from 'rxkube';
@@ -266,6 +267,36 @@ describe('controller against the embedded API server', () => {
     const [lease] = server.snapshot({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespace: 'default' });
     expect((lease as { spec?: { holderIdentity?: string; leaseDurationSeconds?: number } }).spec).to.deep.include({ holderIdentity: '', leaseDurationSeconds: 1 });
     expect(run.controller.leading()).to.equal(false);
+  });
+
+  it('under runController, shuts down when onOutcome throws, rejecting done with an error that names it, and leaves no listener on the caller\'s signals', async () => {
+    await createConfigMap('a');
+    const signal = new AbortController().signal;
+    const stopNow = new AbortController().signal;
+    const run = await runController({
+      name: 'picky',
+      kubeConfig: server.kubeConfig(),
+      logger: silentLogger,
+      health: false,
+      handleSignals: false,
+      signal,
+      stopNow,
+      for: configmaps,
+      reconcile: () => undefined,
+      onOutcome: () => {
+        throw new TypeError('no outcomes, please');
+      },
+    });
+    expect(getEventListeners(signal, 'abort')).to.have.length(1);
+    const err = await run.done.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as Error).message).to.equal('runController: onOutcome threw for "default/a": no outcomes, please');
+    expect((err as Error).cause).to.be.instanceOf(TypeError);
+    expect(getEventListeners(signal, 'abort')).to.have.length(0);
+    expect(getEventListeners(stopNow, 'abort')).to.have.length(0);
+    await waitFor(() => server.openWatches() === 0, 'the watches to close');
   });
 
   it('ends with the source error on a fault no retry fixes', async () => {

@@ -1,3 +1,4 @@
+import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { silentLogger, kubeClient, type KubeClient, isConflict, isForbidden, isInvalid, isNotFound, isTooManyRequests, KubeApiError, type KubeObject } from 'rxkube';
 import { InvalidTargetError, MutateIdentityError } from '../../src/sinks/client/kubeClient.js';
@@ -382,6 +383,14 @@ describe('sinks client against the embedded API server', () => {
       while (!server.requestLog.some((r) => r.verb === 'get' && r.status === 429)) await new Promise((resolve) => setImmediate(resolve));
       controller.abort(new Error('stop'));
       expect(String(await pending)).to.equal('Error: stop');
+    });
+
+    it('reports a kubeconfig that names no server as a KubeApiError of code 0 that says so, sending nothing', async () => {
+      const nowhere = kubeClient(new KubeConfig(), { logger: silentLogger });
+      const err = await rejection(nowhere.create(cm('settings')));
+      expect(err).to.be.instanceOf(KubeApiError);
+      expect((err as KubeApiError).code).to.equal(0);
+      expect((err as KubeApiError).message).to.contain('the kubeconfig has no current cluster with a server URL');
     });
 
     it('reports a server that cannot be reached as code 0 naming the address', async () => {

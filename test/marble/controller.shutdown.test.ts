@@ -1,9 +1,9 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { ignoreElements, tap, timer } from 'rxjs';
+import { ignoreElements, map, merge, NEVER, tap, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { controller, silentLogger, type KubeObject } from 'rxkube';
-import { memoryClient, memoryRecorder, runVirtualTime } from 'rxkube/testing';
+import { inMemoryLeaseClient, memoryClient, memoryRecorder, runVirtualTime } from 'rxkube/testing';
 import { MarbleInformers } from '../../src/testing/marble/marbleInformers.js';
 
 const configMaps = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap' };
@@ -71,5 +71,48 @@ describe('controller() shutdown, in virtual time', () => {
     const { runs, completedAt } = await shutDownMidway(2, { stopNowAt: 750 });
     expect(runs.filter((r) => r.start === 500).every((r) => r.aborted === true)).to.equal(true);
     expect(completedAt).to.equal(750);
+  });
+});
+
+describe('controller() failing, in virtual time', () => {
+  it('on an informer that fails for good, aborts the runs in flight, releases the lease, then errors', async () => {
+    const scheduler = new TestScheduler(() => undefined);
+    const client = memoryClient({ scheduler });
+    client.seed({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'default' } });
+    const leases = inMemoryLeaseClient({ scheduler, latency: 1 });
+    const failure = new Error('the resource type went away');
+    let aborted = false;
+    const ctl = controller<KubeObject>({
+      name: 'failing',
+      kubeConfig: new KubeConfig(),
+      for: configMaps,
+      scheduler,
+      logger: silentLogger,
+      informers: new MarbleInformers(
+        (resource, selectors) => merge(client.watch(resource, selectors), timer(100, scheduler).pipe(map(() => { throw failure; }))),
+        { scheduler },
+      ),
+      client,
+      recorder: memoryRecorder({ scheduler }),
+      leaderElection: { lease: 'default/failing', identity: 'a', client: leases },
+      reconcile: (_key, ctx) => {
+        ctx.signal.addEventListener('abort', () => (aborted = true));
+        return NEVER;
+      },
+    });
+    let error: { at: number; err: unknown } | undefined;
+    let holderAtError: string | undefined;
+    ctl.subscribe({
+      error: (err: unknown) => {
+        error = { at: scheduler.now(), err };
+        holderAtError = leases.lease('default', 'failing')?.spec?.holderIdentity;
+      },
+    });
+    await runVirtualTime(scheduler, { maxTime: 60_000 });
+    expect(aborted, 'the run in flight was aborted').to.equal(true);
+    expect(error?.err).to.equal(failure);
+    // The release was written (at 101, answered at 102) before the output errored.
+    expect(holderAtError).to.equal('');
+    expect(error?.at).to.equal(102);
   });
 });

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
+import { of } from 'rxjs';
 import { leaderMetrics } from 'rxkube';
 import { type LeaderMetrics } from '../../src/sinks/metrics/leaderMetrics.js';
 import { kubeMicroTime } from '../../src/util/time.js';
@@ -284,6 +285,30 @@ describe('leaderElection', () => {
         [3_000, { leading: false, holder: '<complete>' }],
       ]);
       expect(calls.value).to.equal(0);
+    });
+
+    it('given a `stop` that has emitted already, completes at once and never campaigns', () => {
+      const { log, calls } = virtually((ts, client) => {
+        const log = campaign(ts, client, 'a', 0, 60_000, { stop: of(1) });
+        return { log, calls: sample(ts, 10_000, () => client.calls.get + client.calls.update + client.calls.create) };
+      });
+      expect(log).to.deep.equal([
+        [0, following(undefined)],
+        [0, { leading: false, holder: '<complete>' }],
+      ]);
+      expect(calls.value).to.equal(0);
+    });
+
+    it('errors with the error of its `stop`, and releases the lease it held', () => {
+      const { log, lease } = virtually((ts, client) => {
+        const stop = ts.createColdObservable('3000ms #', undefined, new Error('stop broke'));
+        return { log: campaign(ts, client, 'a', 0, 60_000, { stop }), lease: sample(ts, 3_001, () => client.lease('default', 'lock')) };
+      });
+      expect(log).to.deep.equal([
+        [0, leading('a')],
+        [3_000, { leading: false, holder: '<error: Error: stop broke>' }],
+      ]);
+      expect(spec(lease.value)).to.deep.include({ holderIdentity: '', leaseDurationSeconds: 1 });
     });
 
     it('on `stop` with releaseOnCancel false, steps down and completes without a write', () => {

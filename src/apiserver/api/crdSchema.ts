@@ -1,4 +1,4 @@
-import { cloneJson, isPlainObject } from '../../util/json.js';
+import { cloneJson, isPlainObject, jsonEqual } from '../../util/json.js';
 import type { FieldError } from './statusError.js';
 
 /**
@@ -59,7 +59,7 @@ function checkValue(value: unknown, schema: Schema, path: string, outcome: Schem
     outcome.errors.push({ field: fieldName(path), type: 'Invalid value', value: typeOf(value), detail: `${fieldName(path)} in body must be of type ${type}: "${typeOf(value)}"` });
     return;
   }
-  if (Array.isArray(schema.enum) && !schema.enum.some((allowed) => JSON.stringify(allowed) === JSON.stringify(value))) {
+  if (Array.isArray(schema.enum) && !schema.enum.some((allowed) => jsonEqual(allowed, value))) {
     outcome.errors.push({
       field: fieldName(path),
       type: 'Unsupported value',

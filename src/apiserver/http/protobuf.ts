@@ -1,3 +1,4 @@
+import { kubeTime } from '../../util/time.js';
 import { ApiError } from '../api/statusError.js';
 
 /**
@@ -258,7 +259,7 @@ function scalar(type: Scalar, wireType: number, reader: Reader, path: string): u
       return (decodeMessage(reader.bytes(), { 1: { name: 'string', type: 'string' } }, path) as { string?: string }).string ?? '0';
     case 'time': {
       const time = decodeMessage(reader.bytes(), { 1: { name: 's', type: 'int' }, 2: { name: 'n', type: 'int' } }, path) as { s?: number };
-      return time.s === undefined ? undefined : `${new Date(time.s * 1000).toISOString().slice(0, 19)}Z`;
+      return time.s === undefined ? undefined : kubeTime(time.s * 1000);
     }
     case 'intOrString': {
       const v = decodeMessage(reader.bytes(), { 1: { name: 'type', type: 'int' }, 2: { name: 'int', type: 'int' }, 3: { name: 'str', type: 'string' } }, path) as {

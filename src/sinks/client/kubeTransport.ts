@@ -109,7 +109,14 @@ export function httpTransport(kubeConfig: KubeConfig): KubeTransport {
           },
           (err: unknown) => {
             // After an unsubscribe the abort's own rejection has nobody to go to.
-            if (!abort.signal.aborted) subscriber.error(err);
+            if (abort.signal.aborted) return;
+            // A kubeconfig that names no server, or credentials that cannot be had (an exec plugin failing): no
+            // request left, so no Status, but the same kind of error as every other failure of a request.
+            subscriber.error(
+              err instanceof KubeApiError
+                ? err
+                : new KubeApiError(request.describe, { code: 0, message: `cannot send the request: ${err instanceof Error ? err.message : String(err)}`, cause: err }),
+            );
           },
         );
         return () => abort.abort();

@@ -268,10 +268,23 @@ export function leaderElection(options: LeaderElectionOptions): Observable<Leade
     /** Stepping down when no renewal succeeds in time. */
     let deadline: Subscription | undefined;
 
+    /** Tells the metrics sink; one that throws ends the elector with an error that names it, never the event loop. */
+    const report = (what: 'setLeader' | 'remove', call: (sink: LeaderStatusSink) => void): void => {
+      if (metrics === undefined) return;
+      try {
+        call(metrics);
+      } catch (err) {
+        const error = new Error(`leaderElection: metrics.${what} threw: ${describeError(err)}`, { cause: err });
+        // After the end (a teardown) there is no output left to tell.
+        if (subscriber.closed) logger.error({ ...fields, err: error.message }, 'metrics sink failed');
+        else subscriber.error(error);
+      }
+    };
+
     const emit = (): void => {
       const holder = observed === undefined || observed.record.holderIdentity === '' ? undefined : observed.record.holderIdentity;
       if (emitted !== undefined && emitted.leading === leading && emitted.holder === holder) return;
-      if (emitted === undefined || emitted.leading !== leading) metrics?.setLeader(name, leading);
+      if (emitted === undefined || emitted.leading !== leading) report('setLeader', (sink) => sink.setLeader(name, leading));
       emitted = { leading, holder };
       subscriber.next(emitted);
     };
@@ -384,26 +397,31 @@ export function leaderElection(options: LeaderElectionOptions): Observable<Leade
     };
 
     let released = false;
+    subscriber.add(() => {
+      halt('unsubscribed');
+      report('remove', (sink) => sink.remove(name));
+      if (!released) release().subscribe();
+    });
+
     if (options.stop !== undefined) {
       subscriber.add(
         from(options.stop)
           .pipe(take(1))
-          .subscribe(() => {
-            halt('asked to stop');
-            emit();
-            released = true;
-            subscriber.add(release().subscribe({ complete: () => subscriber.complete() }));
+          .subscribe({
+            next: () => {
+              halt('asked to stop');
+              emit();
+              released = true;
+              subscriber.add(release().subscribe({ complete: () => subscriber.complete() }));
+            },
+            error: (err: unknown) => subscriber.error(err),
           }),
       );
     }
+    // A stop that came at once (or an error) ended it already: it never campaigns.
+    if (subscriber.closed || released) return;
 
-    subscriber.add(() => {
-      halt('unsubscribed');
-      metrics?.remove(name);
-      if (!released) release().subscribe();
-    });
-
-    metrics?.setLeader(name, false);
+    report('setLeader', (sink) => sink.setLeader(name, false));
     attempt();
   });
 }
