@@ -179,6 +179,12 @@ function meant(name: string): string {
   return lower.startsWith('requeue') ? ' (did you mean requeue?)' : '';
 }
 
+function describeObject(value: object): string {
+  const { kind, metadata } = value as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
+  const name = typeof metadata?.name === 'string' ? (typeof metadata.namespace === 'string' ? `${metadata.namespace}/${metadata.name}` : metadata.name) : '';
+  return [typeof kind === 'string' ? kind : 'object', name].filter(Boolean).join(' ');
+}
+
 /**
  * Reads what a reconcile returned. A result it cannot act on is a failure
  * with a message naming it, rather than something ignored: a typo in
@@ -191,6 +197,15 @@ export function readResult(key: ObjectKey, value: unknown): ReadResult {
     return {
       invalid: new TypeError(
         `reconcile of "${key}" returned ${describe(value)}; expected nothing or { requeue?: boolean, requeueAfter?: ms }`,
+      ),
+    };
+  }
+  if ('metadata' in value && 'apiVersion' in value) {
+    // The usual slip: `return ctx.client.patchStatus(...)`, which resolves to the written object.
+    return {
+      invalid: new TypeError(
+        `reconcile of "${key}" returned a Kubernetes object (${describeObject(value)}), not a result; ` +
+          'expected nothing or { requeue?: boolean, requeueAfter?: ms } (await the write instead of returning it)',
       ),
     };
   }

@@ -192,23 +192,26 @@ describe('reconcileByKey: results', () => {
         lower: { requeueafter: 1000 },
         ms: { requeue: false, requeueAfterMs: 1000 },
         other: { done: true },
+        written: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: 'default' } },
       };
       const reconcile: Reconciler = (key, ctx) => (ctx.attempt === 0 ? (firstResults[key] as ReconcileResult) : undefined);
-      const out = cold('(lmo)', { l: 'lower', m: 'ms', o: 'other' }).pipe(
-        reconcileByKey(reconcile, { concurrency: 3, rateLimiter: exponentialFailureRateLimiter(10, 1000), logger: silentLogger }),
+      const out = cold('(lmow)', { l: 'lower', m: 'ms', o: 'other', w: 'written' }).pipe(
+        reconcileByKey(reconcile, { concurrency: 4, rateLimiter: exponentialFailureRateLimiter(10, 1000), logger: silentLogger }),
         map((o) => {
           if (o.error !== undefined) errors.push(o.error);
           return `${o.key} ${o.result}#${o.attempt}${o.error === undefined ? '' : `: ${(o.error as Error).message}`}`;
         }),
       );
       const expected = 'expected nothing or { requeue?: boolean, requeueAfter?: ms }';
-      expectObservable(out).toBe('(lmo) 5ms (LMO)', {
+      expectObservable(out).toBe('(lmow) 4ms (LMOW)', {
         l: `lower error#0: reconcile of "lower" returned an unknown property "requeueafter" (did you mean requeueAfter?); ${expected}`,
         m: `ms error#0: reconcile of "ms" returned an unknown property "requeueAfterMs" (did you mean requeueAfter?); ${expected}`,
         o: `other error#0: reconcile of "other" returned an unknown property "done"; ${expected}`,
+        w: `written error#0: reconcile of "written" returned a Kubernetes object (ConfigMap default/web), not a result; ${expected} (await the write instead of returning it)`,
         L: 'lower success#1',
         M: 'ms success#1',
         O: 'other success#1',
+        W: 'written success#1',
       });
     });
     expect(errors.every((e) => e instanceof TypeError)).to.equal(true);
