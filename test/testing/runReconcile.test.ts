@@ -263,6 +263,21 @@ describe('runReconcile: failures that say what went wrong', () => {
     });
   });
 
+  it('ends the controller with an error naming the watch whose map threw, and the delta', async () => {
+    const secrets = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret' };
+    const err = await failure(
+      runReconcile<ConfigMap>(
+        {
+          for: configMaps,
+          watches: [{ resource: secrets, map: () => { throw new TypeError('no owner label'); } }],
+          reconcile: () => undefined,
+        },
+        ({ seed }) => void seed({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token', namespace: 'default' } }),
+      ),
+    );
+    expect(err.message).to.equal('the controller failed at 0 ms: mapToKeys: the function "watches[0].map (secrets)" threw on Added "default/token": no owner label');
+  });
+
   it('refuses a scripted watch of a resource the controller does not watch', async () => {
     const err = await failure(
       runReconcile<ConfigMap>({ for: configMaps, reconcile: () => undefined }, ({ cold, watch }) => {
