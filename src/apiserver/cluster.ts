@@ -7,7 +7,7 @@ import { deletionPlan, type DeleteOptions } from './writes/deletion.js';
 import { FieldsV1Cache } from './writes/fieldsV1Cache.js';
 import { GarbageCollector } from './controllers/garbageCollector.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from './selectors/labelSelector.js';
-import { cloneJson } from '../util/json.js';
+import { cloneJson, deepFreeze } from '../util/json.js';
 import { NamespaceController } from './controllers/namespaceController.js';
 import { kubeTime } from '../util/time.js';
 import { ObjectStore, StoredObject, type ChangeEvent } from './storage/objectStore.js';
@@ -174,6 +174,18 @@ export class Cluster {
 
   find(type: ResourceType, namespace: string | undefined, name: string): StoredObject | undefined {
     return this.store.get(type.storageKey, joinKey(type.namespaced ? namespace : undefined, name));
+  }
+
+  /** The stored objects of a resource, in one namespace when given, in storage order and in `type`'s version; frozen. */
+  objects(type: ResourceType, namespace?: string): KubeObject[] {
+    const { keys, objects } = this.store.current(type.storageKey);
+    const prefix = type.namespaced && namespace !== undefined ? `${namespace}/` : undefined;
+    const out: KubeObject[] = [];
+    for (const key of keys) {
+      if (prefix !== undefined && !key.startsWith(prefix)) continue;
+      out.push(deepFreeze(toVersion(type, (objects.get(key) as StoredObject).object)));
+    }
+    return out;
   }
 
   namespaceType(): ResourceType {

@@ -11,7 +11,6 @@ import { Faults } from './faults.js';
 import { createRequestHandler } from './http/handler.js';
 import { deepFreeze } from '../util/json.js';
 import { kubeconfigYaml, makeKubeConfig } from './kubeconfig.js';
-import type { StoredObject } from './storage/objectStore.js';
 import { RequestLog, type RequestLogEntry } from './http/requestLog.js';
 import { describeRef, type ResourceType } from './api/resourceType.js';
 import { ApiError } from './api/statusError.js';
@@ -154,17 +153,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     get resourceVersion() {
       return String(cluster.store.resourceVersion);
     },
-    snapshot(ref) {
-      const type = typeOf(ref);
-      const { keys, objects } = cluster.store.current(type.storageKey);
-      const prefix = type.namespaced && ref.namespace !== undefined ? `${ref.namespace}/` : undefined;
-      const out: KubeObject[] = [];
-      for (const key of keys) {
-        if (prefix !== undefined && !key.startsWith(prefix)) continue;
-        out.push(deepFreeze(toVersion(type, (objects.get(key) as StoredObject).object)));
-      }
-      return out;
-    },
+    snapshot: (ref) => cluster.objects(typeOf(ref), ref.namespace),
     faults,
     get requestLog() {
       return requestLog.all();

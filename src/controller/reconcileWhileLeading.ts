@@ -2,7 +2,7 @@ import {
   catchError,
   concat,
   defer,
-  delay,
+  timer,
   distinctUntilChanged,
   EMPTY,
   filter,
@@ -112,7 +112,8 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
     if (signal === undefined) return NEVER;
     return signal.aborted ? of(null) : fromEvent(signal, 'abort');
   });
-  const graceOver = merge(stopping.pipe(delay(parts.gracePeriod, scheduler)), stopping.pipe(switchMap(() => stopNow))).pipe(
+  const graceOver = stopping.pipe(
+    switchMap(() => merge(timer(parts.gracePeriod, scheduler), stopNow)),
     take(1),
     tap(() => logger.warn({ gracePeriod: parts.gracePeriod }, 'grace period over: aborting reconciles still in flight')),
   );

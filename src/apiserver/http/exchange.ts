@@ -137,9 +137,14 @@ export function prepare(ctx: ExchangeContext, request: ApiRequest): PreparedRequ
   return { request, route, info, log, type };
 }
 
+/** Whether the request carries the token the server asks for (any request, when it asks for none). */
+export function authenticated(ctx: ExchangeContext, prepared: PreparedRequest): boolean {
+  return ctx.token === undefined || prepared.request.headers.authorization === `Bearer ${ctx.token}`;
+}
+
 /** Throws the answer a request gets instead of being served: 401 without the token, or an injected fault. */
 export function admit(ctx: ExchangeContext, prepared: PreparedRequest): void {
-  if (ctx.token !== undefined && prepared.request.headers.authorization !== `Bearer ${ctx.token}`) throw unauthorized();
+  if (!authenticated(ctx, prepared)) throw unauthorized();
   const injected = ctx.faults.errorFor(prepared.info);
   if (injected !== undefined) throw injected;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, methodNotAllowed } from '../api/statusError.js';
 import type { Faults } from '../faults.js';
 import { handleWatch } from '../watch/watchHandler.js';
-import { admit, answer, failure, prepare, resourceRequest, type ApiRequest, type ExchangeContext, type PreparedRequest } from './exchange.js';
+import { admit, answer, authenticated, failure, prepare, resourceRequest, type ApiRequest, type ExchangeContext, type PreparedRequest } from './exchange.js';
 import { readBody, sendError, writeResponse } from './httpIo.js';
 import type { RequestHeaders } from './requestContext.js';
 
@@ -41,8 +41,17 @@ function serveWatch(ctx: HandlerContext, prepared: PreparedRequest, res: ServerR
   handleWatch({ ...r, res, watchFaults: ctx.faults });
 }
 
+/** Answers with the Status of what a step threw; drains what is left of the body so the connection stays usable. */
+function sendFailure(ctx: HandlerContext, req: IncomingMessage, res: ServerResponse, prepared: PreparedRequest, error: unknown): void {
+  const status = failure(ctx, prepared, error);
+  prepared.log.status = status.code;
+  req.resume();
+  if (res.headersSent) res.destroy();
+  else sendError(res, status);
+}
+
 async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResponse, prepared: PreparedRequest): Promise<void> {
-  if (ctx.token !== undefined && prepared.request.headers.authorization !== `Bearer ${ctx.token}`) {
+  if (!authenticated(ctx, prepared)) {
     req.resume();
     writeResponse(res, answer(ctx, prepared, Buffer.alloc(0)));
     return;
@@ -53,11 +62,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     try {
       serveWatch(ctx, prepared, res);
     } catch (error) {
-      const status = failure(ctx, prepared, error);
-      prepared.log.status = status.code;
-      req.resume();
-      if (res.headersSent) res.destroy();
-      else sendError(res, status);
+      sendFailure(ctx, req, res, prepared, error);
     }
     return;
   }
@@ -65,11 +70,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
   try {
     body = await readBody(req);
   } catch (error) {
-    const status = failure(ctx, prepared, error);
-    prepared.log.status = status.code;
-    // Drain what is left of the body so the connection stays usable.
-    req.resume();
-    sendError(res, status);
+    sendFailure(ctx, req, res, prepared, error);
     return;
   }
   writeResponse(res, answer(ctx, prepared, body));

@@ -161,12 +161,8 @@ export function memoryClient(options: MemoryClientOptions = {}): MemoryClient {
       const found = cluster.find(type, ref.namespace, ref.name);
       return found === undefined ? undefined : copy<T>(type, found.object);
     },
-    objects<T extends KubeObject>(apiVersion: string, kind: string, namespace?: string): T[] {
-      const type = typeOf(apiVersion, kind);
-      const { keys, objects } = cluster.store.current(type.storageKey);
-      const prefix = type.namespaced && namespace !== undefined ? `${namespace}/` : undefined;
-      return keys.filter((k) => prefix === undefined || k.startsWith(prefix)).map((k) => copy<T>(type, (objects.get(k) as { object: KubeObject }).object));
-    },
+    objects: <T extends KubeObject>(apiVersion: string, kind: string, namespace?: string): T[] =>
+      cluster.objects(typeOf(apiVersion, kind), namespace).map((o) => cloneJson(o) as T),
     watch: <T extends KubeObject>(resource: ResourceRef, o: { labelSelector?: string; fieldSelector?: string } = {}) =>
       memoryWatch<T>(cluster, resource, { ...o, scheduler, ...(options.watchLatency !== undefined ? { latency: options.watchLatency } : {}) }),
     as: (fieldManager: string) => kubeClient(others, { ...clientOptions, fieldManager }),

@@ -87,7 +87,7 @@ export function typeOfResource(registry: ResourceRegistry, ref: Omit<ResourceRef
   );
 }
 
-export function resourceInfo(type: ResourceType): ResourceInfo {
+function resourceInfo(type: ResourceType): ResourceInfo {
   return { group: type.group, version: type.version, resource: type.resource, kind: type.kind, namespaced: type.namespaced };
 }
 

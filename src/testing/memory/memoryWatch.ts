@@ -53,10 +53,8 @@ export function memoryWatch<T extends KubeObject = KubeObject>(
       object !== undefined && (ref.namespace === undefined || object.metadata.namespace === ref.namespace) && matchesFilter(filter, object);
 
     subscriber.next({ type: 'Restart' });
-    const { keys, objects } = cluster.store.current(served.storageKey);
-    for (const key of keys) {
-      const object = view(objects.get(key) as StoredObject);
-      if (selected(object)) subscriber.next({ type: 'Listed', object });
+    for (const object of cluster.objects(served, ref.namespace)) {
+      if (selected(object)) subscriber.next({ type: 'Listed', object: object as T });
     }
     subscriber.next({ type: 'Synced', resourceVersion: String(cluster.store.resourceVersion) });
 
