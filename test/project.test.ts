@@ -50,4 +50,17 @@ describe('the project', function () {
     }
     expect(offenders).to.deep.equal([]);
   });
+
+  it('draws every randomized test from the one printed seed (test/support/seed.ts), never from Math.random or the clock', async () => {
+    // The seed's module may draw a fresh one (RXKUBE_SEED=random, printed); this file names what it looks for.
+    const allowed = [join(root, 'test/support/seed.ts'), join(root, 'test/project.test.ts')];
+    const files = [...(await sourceFiles('test')), ...(await sourceFiles('examples')).filter((f) => f.endsWith('.test.ts'))];
+    const offenders: string[] = [];
+    for (const file of files) {
+      if (allowed.includes(file)) continue;
+      const code = (await readFile(file, 'utf8')).replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+      if (/\bMath\.random\b|seed\w*\s*=\s*[^;\n]*\b(Date\.now|performance\.now)\b|\b(Date\.now|performance\.now)\(\)\s*%/.test(code)) offenders.push(file);
+    }
+    expect(offenders).to.deep.equal([]);
+  });
 });
