@@ -146,7 +146,9 @@ describe('reconcileByKey: unsubscribing', () => {
     expect(signals.get('observable')?.aborted).to.equal(true);
     expect(signals.get('failing')?.aborted).to.equal(false); // it had already finished
     expect(torndown).to.equal(1);
-    expect(sizes(inspector)).to.deep.equal(empty);
+    // The queue's counters are reset by the teardown itself, so they cannot tell; the scheduler can: the
+    // failing key's retry timer must be gone from it, not merely ignored when it fires.
+    expect(scheduler.actions, 'timers left on the scheduler after unsubscribe').to.deep.equal([]);
     const before = calls;
     scheduler.flush();
     keys.next('after');

@@ -34,6 +34,8 @@ describe('reconcileByKey: properties', () => {
           let errored = false;
           let completed = false;
           let inspector: WorkqueueInspector | undefined;
+          // Sampled the moment the output completes, before the subscription's teardown clears the queue.
+          let leftAtCompletion: number[] | undefined;
           const inFlight = new Set<string>();
           let sameKeyOverlaps = 0;
           let maxInFlight = 0;
@@ -82,7 +84,11 @@ describe('reconcileByKey: properties', () => {
                   inspect: (q) => (inspector = q),
                 }),
               )
-              .subscribe({ next: (o) => outcomes.push(o), error: () => (errored = true), complete: () => (completed = true) });
+              .subscribe({ next: (o) => outcomes.push(o), error: () => (errored = true), complete: () => {
+                  completed = true;
+                  leftAtCompletion = inspector && [inspector.keys, inspector.waiting, inspector.running, inspector.delayed];
+                },
+              });
             flush();
           });
 
@@ -103,7 +109,7 @@ describe('reconcileByKey: properties', () => {
               outcomes.filter((o) => o.key === key && o.result !== 'success' && o.result !== 'dropped').length;
             expect(runs.filter((r) => r.key === key).length).to.be.at.most(causes);
           }
-          expect(inspector && [inspector.keys, inspector.waiting, inspector.running, inspector.delayed]).to.deep.equal([0, 0, 0, 0]);
+          expect(leftAtCompletion, 'keys, waiting, running, delayed when the output completed').to.deep.equal([0, 0, 0, 0]);
         },
       ),
       { numRuns: 300 },
