@@ -19,6 +19,9 @@ export interface SoakOptions {
   /** Mirror sources and apps in the main namespace. */
   sources: number;
   apps: number;
+  /** Share of the source operations on fresh names, and how many fresh sources live at most (see `WorkloadOptions.freshShare`). */
+  freshShare: number;
+  freshLive: number;
   /** When faults come: storms and lulls. */
   faults: FaultWeather;
   /** Probability that a reconcile fails on purpose while faults run. */
@@ -62,6 +65,8 @@ export const soakDefaults: Omit<SoakOptions, 'seed' | 'progress'> = {
   maxHttpInFlight: 32,
   sources: 400,
   apps: 150,
+  freshShare: 0.3,
+  freshLive: 40,
   faults: { meanIntervalMs: 500, stormMs: [3_000, 8_000], lullMs: [4_000, 10_000] },
   reconcileFailureRate: 0.1,
   maxReconcileDelayMs: 20,

@@ -14,7 +14,7 @@ export function formatReport(report: SoakReport, file?: string): string {
   const add = (line = '') => lines.push(line);
   add(`rxkube soak: ${report.seconds} s, seed ${report.seed}, ${report.machine.cpus} cpus, node ${report.machine.node}`);
   add();
-  add(`workload     ${report.workload.operations} operations (${report.workload.perSecond}/s while faults ran): ${report.workload.http} over HTTP, ${report.workload.local} in-process; HTTP errors: ${counts(report.workload.httpErrors)}`);
+  add(`workload     ${report.workload.operations} operations (${report.workload.perSecond}/s while faults ran): ${report.workload.http} over HTTP, ${report.workload.local} in-process; ${report.workload.freshNames} fresh names; HTTP errors: ${counts(report.workload.httpErrors)}`);
   add(`faults       ${counts(report.faults.injected)} in ${report.faults.storms} storms; watches cut ${report.faults.watchesCut}, malformed lines ${report.faults.malformedLines}, requests armed to fail ${counts(report.faults.armedErrors)}`);
   add(`reconciles   ${report.reconciles.total} (${report.reconciles.perSecond}/s), retried ${report.reconciles.retries}`);
   for (const [name, c] of Object.entries(report.reconciles.byController)) {
@@ -48,7 +48,7 @@ export function formatReport(report: SoakReport, file?: string): string {
   const m = report.memory;
   add(
     `memory       heap after GC ${m.baselineMB ?? '-'} MB (round ${m.baselineRound ?? '-'}) → ${m.finalMB ?? '-'} MB: ` +
-      `${m.growthPercent === undefined ? 'not checked (one round)' : `${m.growthPercent > 0 ? '+' : ''}${m.growthPercent} %`} (limit ${m.limitPercent} %); ` +
+      `${m.growthPercent === undefined ? 'NOT compared (one calm phase): not passed' : `${m.growthPercent > 0 ? '+' : ''}${m.growthPercent} %`} (limit ${m.limitPercent} %); ` +
       `peak RSS ${m.peakRssMB} MB; event loop delay p99 ${m.eventLoopDelayMs.p99} ms, max ${m.eventLoopDelayMs.max} ms`,
   );
   add(`  heap/RSS MB over time: ${m.samples.filter((_, i, all) => i % Math.ceil(all.length / 12) === 0 || i === all.length - 1).map((x) => `${x.t}s ${x.heapUsedMB}/${x.rssMB}`).join(' · ')}`);

@@ -57,7 +57,7 @@ export interface SoakReport {
   machine: { cpus: number; node: string };
   settings: Omit<SoakOptions, 'progress' | 'seed'>;
   bounds: { convergenceMs: number; convergence: string; takeoverMs: number | undefined; takeover: string | undefined };
-  workload: { operations: number; perSecond: number; http: number; local: number; byOperation: Record<string, number>; httpErrors: Record<string, number>; skipped: number };
+  workload: { operations: number; perSecond: number; http: number; local: number; byOperation: Record<string, number>; httpErrors: Record<string, number>; skipped: number; freshNames: number };
   faults: FaultStats;
   reconciles: { total: number; perSecond: number; retries: number; byController: Record<string, ControllerStats> };
   /** What the main informers' list-watches did (re-lists, watch restarts, backoff retries). */
@@ -123,6 +123,7 @@ export function buildReport(input: ReportInput): SoakReport {
       byOperation,
       httpErrors,
       skipped: input.workloads.reduce((n, w) => n + w.skipped, 0),
+      freshNames: input.workloads.reduce((n, w) => n + w.freshNames, 0),
     },
     faults: input.faults,
     reconciles: { total: outcomes.total, perSecond: Math.round(outcomes.total / (seconds || 1)), retries: outcomes.retries, byController: outcomes.byController },
@@ -146,6 +147,7 @@ export function buildReport(input: ReportInput): SoakReport {
       (Object.keys(INVARIANTS) as Invariant[]).map((k) => [k, { rule: INVARIANTS[k], violations: violations.counts[k] }]),
     ) as SoakReport['invariants'],
     violations: { total: violations.total, samples: violations.samples },
-    passed: violations.total === 0,
+    // A heap comparison is part of passing (a check skipped is recorded as a violation too; this says it twice).
+    passed: violations.total === 0 && input.heap.growthPercent !== undefined,
   };
 }

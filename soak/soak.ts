@@ -76,7 +76,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await installCrd(kubeClient(kubeConfig, { fieldManager: 'soak', logger: silentLogger }));
 
     const touched = (id: string) => tracker.touch(id);
-    const common = { server: api, kubeConfig, random, httpShare: options.httpShare, maxHttpInFlight: options.maxHttpInFlight, touched };
+    const common = { server: api, kubeConfig, random, httpShare: options.httpShare, maxHttpInFlight: options.maxHttpInFlight, freshShare: options.freshShare, freshLive: options.freshLive, touched };
     workloads = [new Workload({ ...common, namespace: MAIN, rate: options.rate, sources: options.sources, apps: options.apps })];
     if (options.leader) workloads.push(new Workload({ ...common, namespace: LEADER, rate: options.leader.rate, sources: options.leader.sources, apps: 0 }));
     for (const w of workloads) w.seed();

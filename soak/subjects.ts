@@ -9,6 +9,8 @@ export type ObjectKind = 'source' | 'appConfig' | 'deployment' | 'autoscaler';
 export type SubjectKind = 'mirror' | 'autoscaler' | 'rollout';
 
 export const sourceName = (i: number): string => `src-${i}`;
+/** A source name the workload uses once (`src-fresh-1`, `src-fresh-2`, …): never one of `sourceName`'s. */
+export const freshSourceName = (n: number): string => `src-fresh-${n}`;
 export const appName = (i: number): string => `app-${i}`;
 export const appConfigName = (app: string): string => `${app}-config`;
 

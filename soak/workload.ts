@@ -5,7 +5,7 @@ import { autoscalerManifest, deploymentManifest } from '../examples/podautoscale
 import { MIRROR_LABEL, SOURCE } from './mirror/types.js';
 import type { Random } from './random.js';
 import { bump } from './stats.js';
-import { appConfigName, appName, sourceName, subjectId, subjectsOf, type ObjectKind } from './subjects.js';
+import { appConfigName, appName, freshSourceName, sourceName, subjectId, subjectsOf, type ObjectKind } from './subjects.js';
 
 /** Where the workload's objects live. */
 export const resources = {
@@ -29,6 +29,15 @@ export interface WorkloadOptions {
   sources: number;
   /** Apps: each a ConfigMap, a Deployment using it and a PodAutoscaler targeting it. 0 for a sources-only workload. */
   apps: number;
+  /**
+   * Share of the source operations spent on fresh names, never used before
+   * (`freshSourceName`): each creates a new source, or deletes the oldest
+   * fresh one once `freshLive` of them exist. The keys ever seen then keep
+   * growing while the keys alive stay bounded, so a leak per key name keeps
+   * growing after the heap's baseline instead of filling up before it.
+   */
+  freshShare: number;
+  freshLive: number;
   /** Told of every subject a write (or an attempt) may unsettle, by id (see `subjects.ts`). */
   touched: (subject: string) => void;
 }
@@ -40,6 +49,8 @@ export interface WorkloadStats {
   httpErrors: Record<string, number>;
   /** Operations skipped because too many HTTP ones were in flight. */
   skipped: number;
+  /** Fresh names created (see `freshShare`). */
+  freshNames: number;
 }
 
 interface Op {
@@ -58,7 +69,7 @@ interface Op {
  * writes, corrected by the server's answers (404, 409).
  */
 export class Workload {
-  readonly stats: WorkloadStats = { operations: {}, httpErrors: {}, skipped: 0 };
+  readonly stats: WorkloadStats = { operations: {}, httpErrors: {}, skipped: 0, freshNames: 0 };
   private readonly api: KubernetesObjectApi;
   private readonly present = new Set<string>();
   private readonly busy = new Set<string>();
@@ -67,6 +78,8 @@ export class Workload {
   private startedAt = 0;
   private issued = 0;
   private version = 0;
+  /** Fresh names created and not yet deleted, oldest first. */
+  private readonly fresh: string[] = [];
 
   constructor(private readonly options: WorkloadOptions) {
     this.api = KubernetesObjectApi.makeApiClient(options.kubeConfig);
@@ -126,6 +139,7 @@ export class Workload {
     const { random, sources, apps } = this.options;
     const roll = random.next();
     const kind: ObjectKind = apps === 0 || roll < 0.45 ? 'source' : roll < 0.6 ? 'appConfig' : roll < 0.75 ? 'deployment' : 'autoscaler';
+    if (kind === 'source' && random.chance(this.options.freshShare)) return this.freshOp();
     const name = kind === 'source' ? sourceName(random.int(0, sources - 1)) : appName(random.int(0, apps - 1));
     if (!this.present.has(`${kind}/${name}`)) return { kind, name, verb: 'create' };
     const r = random.next();
@@ -139,6 +153,20 @@ export class Workload {
       case 'autoscaler':
         return { kind, name, verb: r < 0.8 ? 'update' : 'delete' };
     }
+  }
+
+  /** A new source under a name never used before, or, once `freshLive` exist, the deletion of the oldest. */
+  private freshOp(): Op | undefined {
+    if (this.fresh.length < this.options.freshLive) {
+      const name = freshSourceName(++this.stats.freshNames);
+      this.fresh.push(name);
+      return { kind: 'source', name, verb: 'create' };
+    }
+    const oldest = this.fresh[0]!;
+    // Its create may still be on its way: try again on a later tick.
+    if (this.busy.has(`source/${oldest}`)) return undefined;
+    this.fresh.shift();
+    return { kind: 'source', name: oldest, verb: 'delete' };
   }
 
   /** The object an operation writes in full (create, update of a ConfigMap, reset of a Deployment). */

@@ -36,7 +36,8 @@ export interface HeapCheck {
  * the same at the first calm phase that ends after the first minute (the
  * first calm phase when the run is shorter). Both are taken in the same
  * state: workload stopped, faults off, everything converged and every store
- * matching the server, so what differs is what the run left behind.
+ * matching the server, so what differs is what the run left behind. A
+ * run with fewer than two calm phases is a violation, not a silent pass.
  */
 export function checkHeap(rounds: readonly { round: number; endedAtSeconds: number; heapAfterGcMB: number }[], limitPercent = 20): HeapCheck & { violation?: string } {
   const method =
@@ -47,7 +48,16 @@ export function checkHeap(rounds: readonly { round: number; endedAtSeconds: numb
   const earlier = rounds.slice(0, -1);
   const baseline = earlier.find((r) => r.endedAtSeconds >= 60) ?? earlier[0] ?? final;
   if (baseline === undefined || final === undefined || baseline === final) {
-    return { method, baselineRound: baseline?.round, baselineMB: baseline?.heapAfterGcMB, finalMB: final?.heapAfterGcMB, growthPercent: undefined, limitPercent };
+    // Not compared is not passed: a run too short for two calm phases has not shown that it does not leak.
+    return {
+      method,
+      baselineRound: baseline?.round,
+      baselineMB: baseline?.heapAfterGcMB,
+      finalMB: final?.heapAfterGcMB,
+      growthPercent: undefined,
+      limitPercent,
+      violation: `heap not compared: the run had ${rounds.length} calm phase(s), and the check needs two (run longer, or with rounds >= 2)`,
+    };
   }
   const growthPercent = Math.round((final.heapAfterGcMB / baseline.heapAfterGcMB - 1) * 1000) / 10;
   return {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { Store, type KubeObject } from 'rxkube';
+import { silentLogger, Store, type KubeObject } from 'rxkube';
+import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { chaoticReconcile, InFlightGuard, InjectedReconcileFailure } from '../../soak/chaosReconcile.js';
 import type { ClusterView } from '../../soak/invariants/clusterView.js';
 import { allSubjects, subjectProblem } from '../../soak/invariants/converged.js';
@@ -10,6 +11,7 @@ import { takeovers } from '../../soak/leader/leaseRecorder.js';
 import type { ConfigMap } from '../../soak/mirror/types.js';
 import { seededRandom } from '../../soak/random.js';
 import { Violations } from '../../soak/violations.js';
+import { resources, Workload } from '../../soak/workload.js';
 
 // The soak's zero means something only if each of its checks sees a violation when there is one.
 
@@ -148,6 +150,52 @@ describe('soak checks', () => {
 
     it('falls back to the first round when no earlier one ended after a minute', () => {
       expect(checkHeap([round(1, 25, 80), round(2, 50, 88)])).to.include({ baselineRound: 1, growthPercent: 10 });
+    });
+
+    it('is a violation, not a pass, when a single calm phase leaves nothing to compare', () => {
+      expect(checkHeap([round(1, 90, 80)])).to.include({ growthPercent: undefined });
+      expect(checkHeap([round(1, 90, 80)]).violation).to.match(/heap not compared: the run had 1 calm phase/);
+      expect(checkHeap([]).violation).to.match(/heap not compared/);
+    });
+  });
+
+  describe('Workload, fresh names', () => {
+    let server: ApiServer | undefined;
+    afterEach(async () => server?.close());
+
+    it('keeps creating sources under names never used before, while those alive stay bounded', async () => {
+      server = await startApiServer({ logger: silentLogger });
+      const api = server;
+      api.put({ group: '', version: 'v1', resource: 'namespaces' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'soak' } });
+      const workload = new Workload({
+        server: api,
+        kubeConfig: api.kubeConfig(),
+        namespace: 'soak',
+        random: seededRandom(3),
+        rate: 1,
+        httpShare: 0,
+        maxHttpInFlight: 0,
+        sources: 4,
+        apps: 0,
+        freshShare: 0.5,
+        freshLive: 5,
+        touched: () => {},
+      });
+      const fresh = () => api.snapshot(resources.configmaps('soak')).map((o) => o.metadata.name as string).filter((n) => n.startsWith('src-fresh-'));
+      const alive = new Set<string>();
+      const ever = new Set<string>();
+      for (let i = 0; i < 400; i++) {
+        (workload as unknown as { step(): void }).step();
+        for (const name of fresh()) ever.add(name);
+        alive.clear();
+        for (const name of fresh()) alive.add(name);
+        expect(alive.size).to.be.at.most(5);
+      }
+      expect(workload.stats.freshNames).to.be.greaterThan(50);
+      expect(ever.size).to.equal(workload.stats.freshNames);
+      // Pool names are still written too.
+      expect(api.snapshot(resources.configmaps('soak')).some((o) => /^src-\d+$/.test(o.metadata.name as string))).to.equal(true);
+      await workload.stop();
     });
   });
 });

@@ -28,9 +28,11 @@ describe('soak, short form: three controllers sharing informers, a leader-electe
     }
     expect(report.workload.http, explain).to.be.greaterThan(1_000);
     expect(report.workload.local, explain).to.be.greaterThan(1_000);
+    expect(report.workload.freshNames, `fresh names, so that a leak per key keeps growing: ${explain}`).to.be.greaterThan(200);
     expect(report.sources.watchRequests, `watches reopened: ${explain}`).to.be.greaterThan(3);
     expect(report.leader?.takeovers ?? 0, `a failover: ${explain}`).to.be.greaterThan(0);
     expect(Object.values(report.leader?.reconcilesByReplica ?? {}).filter((n) => n > 0).length, `two replicas reconciled: ${explain}`).to.be.at.least(2);
     expect(report.memory.growthPercent, `heap compared: ${explain}`).to.be.a('number');
+    expect(report.passed, explain).to.equal(true);
   });
 });
