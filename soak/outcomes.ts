@@ -1,6 +1,7 @@
 import { KubeApiError, type ReconcileOutcome } from 'rxkube';
 import { InjectedReconcileFailure } from './chaosReconcile.js';
 import { bump } from './stats.js';
+import type { Violations } from './violations.js';
 
 export interface ControllerStats {
   reconciles: number;
@@ -37,9 +38,16 @@ export function failureKind(err: unknown): string {
   return err instanceof Error ? err.name : typeof err;
 }
 
-/** Counts every controller's outcomes. */
+/**
+ * Counts every controller's outcomes. A run that failed with an error that
+ * was neither injected nor an answer of the API server (a TypeError, a
+ * failed assertion in a reconcile, a bug) is a violation, when given where
+ * to record one: no such error is expected, whatever the faults.
+ */
 export class OutcomeCounter {
   readonly byController: Record<string, ControllerStats> = {};
+
+  constructor(private readonly violations?: Violations) {}
 
   add(controller: string, outcome: ReconcileOutcome): void {
     const stats = (this.byController[controller] ??= { reconciles: 0, results: {}, errors: {}, unexpected: [], samples: {} });
@@ -51,9 +59,11 @@ export class OutcomeCounter {
     if (kind !== 'injected' && (stats.samples[kind]?.length ?? 0) < 3) {
       (stats.samples[kind] ??= []).push(`${outcome.key}: ${describe(outcome.error)}`.slice(0, 500));
     }
-    if (kind !== 'injected' && !kind.startsWith('http ') && stats.unexpected.length < 10) {
+    if (kind !== 'injected' && !kind.startsWith('http ')) {
       const err = outcome.error;
-      stats.unexpected.push(`${outcome.key}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`.slice(0, 1_500));
+      const detail = `${outcome.key}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`.slice(0, 1_500);
+      if (stats.unexpected.length < 10) stats.unexpected.push(detail);
+      this.violations?.record('unexpected-reconcile-error', `${controller} ${outcome.result}: ${detail}`);
     }
   }
 

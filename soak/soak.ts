@@ -50,7 +50,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const gc = fullGc();
   const random = seededRandom(options.seed);
   const sampler = new MemorySampler(started, options.sampleMs);
-  const outcomes = new OutcomeCounter();
+  const outcomes = new OutcomeCounter(violations);
   const tracker = new ConvergenceTracker();
   const guard = new InFlightGuard(violations);
   const chaos: ReconcileChaos = { failureRate: 0, maxDelayMs: options.maxReconcileDelayMs };

@@ -7,6 +7,7 @@ export const INVARIANTS = {
   'uncaught-exception': 'no uncaught exception',
   'heap-growth': 'heap after GC at the end within 20 % of its level after the first minute (and compared at all: two calm phases at least)',
   'controller-ended': 'no controller errors or completes on its own',
+  'unexpected-reconcile-error': 'no reconcile fails with an error that was neither injected nor an answer of the API server',
   'leader-overlap': 'never two leader-elected replicas reconciling at once',
   'leader-takeover': 'a new leader takes over no sooner than the lease duration and within the stated bound after the last renewal',
 } as const;

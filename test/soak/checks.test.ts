@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { silentLogger, Store, type KubeObject } from 'rxkube';
+import { KubeApiError, silentLogger, Store, type KubeObject } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { chaoticReconcile, InFlightGuard, InjectedReconcileFailure } from '../../soak/chaosReconcile.js';
 import type { ClusterView } from '../../soak/invariants/clusterView.js';
@@ -10,6 +10,7 @@ import { storeDifferences } from '../../soak/invariants/storesMatch.js';
 import { takeovers } from '../../soak/leader/leaseRecorder.js';
 import type { ConfigMap } from '../../soak/mirror/types.js';
 import { seededRandom } from '../../soak/random.js';
+import { OutcomeCounter } from '../../soak/outcomes.js';
 import { Violations } from '../../soak/violations.js';
 import { resources, Workload } from '../../soak/workload.js';
 
@@ -72,6 +73,24 @@ describe('soak checks', () => {
       expect(results.every((r) => r.status === 'rejected' && r.reason instanceof InjectedReconcileFailure)).to.equal(true);
       expect(worked).to.be.within(1, 19);
       expect(guard.inFlight).to.equal(0);
+    });
+  });
+
+  describe('OutcomeCounter', () => {
+    const failed = (error: unknown) => ({ key: 'soak/a', result: 'error' as const, error, attempt: 1, duration: 1 });
+
+    it('records a run that failed with neither an injected failure nor an API error as a violation, naming the error', () => {
+      const violations = new Violations();
+      const outcomes = new OutcomeCounter(violations);
+      outcomes.add('mirror', failed(new InjectedReconcileFailure('on purpose')));
+      outcomes.add('mirror', failed(new KubeApiError({ verb: 'update', resource: 'configmaps', name: 'a', namespace: 'soak' }, { code: 500, message: 'boom' })));
+      outcomes.add('mirror', failed(new Error('wrapped', { cause: new KubeApiError({ verb: 'get', resource: 'configmaps' }, { code: 429, message: 'slow down' }) })));
+      outcomes.add('mirror', { key: 'soak/a', result: 'success', attempt: 0, duration: 1 });
+      expect(violations.counts['unexpected-reconcile-error']).to.equal(0);
+      outcomes.add('mirror', failed(new TypeError("Cannot read properties of undefined (reading 'data')")));
+      expect(violations.counts['unexpected-reconcile-error']).to.equal(1);
+      expect(violations.samples[0]?.detail).to.match(/^mirror error: soak\/a: TypeError: Cannot read properties of undefined/);
+      expect(outcomes.byController.mirror?.errors).to.deep.equal({ injected: 1, 'http 500 Unknown': 1, 'http 429 Unknown': 1, TypeError: 1 });
     });
   });
 
