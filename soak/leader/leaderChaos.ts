@@ -12,7 +12,7 @@ import { runAll, stopWithin, type Running } from '../running.js';
 import { countingMonitor, type SourceStats } from '../sourceMonitor.js';
 import { distribution, type Distribution } from '../stats.js';
 import type { Violations } from '../violations.js';
-import { recordingLeaseClient, takeovers, type LeaseWrite } from './leaseRecorder.js';
+import { leadingAfterHandover, recordingLeaseClient, takeovers, type LeadingInterval, type LeaseWrite } from './leaseRecorder.js';
 
 export interface LeaderChaosOptions {
   kubeConfig: KubeConfig;
@@ -57,6 +57,8 @@ export interface LeaderReport {
   /** Leadership terms as seen in who reconciled when (the last 200). */
   terms: Term[];
   termCount: number;
+  /** Times every replica's leading() was read together. */
+  leadingSamples: number;
   sources: SourceStats;
 }
 
@@ -77,9 +79,12 @@ const maxLegMs = 100;
  * random while, long enough or not for a failover, then resumed.
  *
  * Checked live: no reconcile of one replica starts while another replica
- * has one in flight. Checked from the lease's write history: each takeover
- * comes no sooner than the lease duration after the old leader's last
- * accepted renewal, and within the bound.
+ * has one in flight, and no two replicas' leading() are true in the same
+ * sample (every 10 ms). Checked from the lease's write history: each
+ * takeover comes no sooner than the lease duration after the old leader's
+ * last accepted renewal, and within the bound; only the holder clears the
+ * lease; and no sample shows the old leader's leading() still true at or
+ * after the new leader's acquisition.
  */
 export class LeaderChaos {
   readonly controllers: Controller<ConfigMap>[] = [];
@@ -96,6 +101,11 @@ export class LeaderChaos {
   private readonly started = performance.now();
   private readonly stop = new AbortController();
   private pauseTimer: NodeJS.Timeout | undefined;
+  private sampleTimer: NodeJS.Timeout | undefined;
+  /** Every replica's leading(), sampled: intervals of true, on the replicas' clock (the last 2000). */
+  private readonly leadingIntervals: LeadingInterval[] = [];
+  private readonly openIntervals = new Map<string, LeadingInterval>();
+  private leadingSamples = 0;
   private resumeTimer: NodeJS.Timeout | undefined;
   private running: Running | undefined;
   private readonly leaseName: string;
@@ -142,6 +152,7 @@ export class LeaderChaos {
   }
 
   start(): void {
+    this.sampleTimer ??= setInterval(() => this.sampleLeading(), 10);
     this.running ??= runAll(
       this.controllers.map((c, i) => ({ name: `mirror-leader/replica-${i}`, controller: c as never })),
       this.stop.signal,
@@ -181,6 +192,7 @@ export class LeaderChaos {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sampleTimer);
     this.stopPausing();
     this.stop.abort();
     await stopWithin(this.running, 10_000);
@@ -191,6 +203,8 @@ export class LeaderChaos {
     const bound = leaseDuration + 2 * retryPeriod * (1 + leaderElectionJitterFactor) + slack;
     const found = takeovers(this.writes, leaseDuration, bound, this.options.factor);
     for (const v of found.violations) this.options.violations.record('leader-takeover', v);
+    const intervals = [...this.leadingIntervals, ...this.openIntervals.values()];
+    for (const v of leadingAfterHandover(found.handovers, intervals)) this.options.violations.record('leader-overlap', v);
     return {
       replicas: this.options.replicas,
       factor: this.options.factor,
@@ -206,6 +220,7 @@ export class LeaderChaos {
       secondsByReplica: this.terms.reduce<Record<string, number>>((acc, t) => ({ ...acc, [t.identity]: Math.round(((acc[t.identity] ?? 0) + t.to - t.from) * 10) / 10 }), {}),
       terms: [...this.terms],
       termCount: this.termCount,
+      leadingSamples: this.leadingSamples,
       sources: this.monitor.stats,
     };
   }
@@ -229,6 +244,32 @@ export class LeaderChaos {
     const ms = long ? (2 * leaseDuration) / factor : random.int(Math.round((0.3 * renewDeadline) / factor), Math.round((2.5 * leaseDuration) / factor));
     this.resumeTimer = setTimeout(() => client.resume(), ms);
     return true;
+  }
+
+  /**
+   * Reads every replica's leading() at once: two true together is an
+   * overlap whatever their reconciles do (a run in flight on both at the
+   * same instant is rare). The intervals are kept to compare, in report(),
+   * when the old leader stopped saying so with when the new one acquired.
+   */
+  private sampleLeading(): void {
+    const t = Date.now() * this.options.factor; // the replicas' dilated clock
+    this.leadingSamples++;
+    const leaders: string[] = [];
+    this.controllers.forEach((c, i) => {
+      const identity = `replica-${i}`;
+      const open = this.openIntervals.get(identity);
+      if (c.leading()) {
+        leaders.push(identity);
+        if (open) open.to = t;
+        else this.openIntervals.set(identity, { identity, from: t, to: t });
+      } else if (open) {
+        this.openIntervals.delete(identity);
+        this.leadingIntervals.push(open);
+        if (this.leadingIntervals.length > 2_000) this.leadingIntervals.splice(0, this.leadingIntervals.length - 2_000);
+      }
+    });
+    if (leaders.length > 1) this.options.violations.record('leader-overlap', `${leaders.join(' and ')} all said leading() at once`);
   }
 
   private reconcileStarted(identity: string): void {

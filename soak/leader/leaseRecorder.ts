@@ -45,28 +45,35 @@ export interface Takeovers {
   gaps: number[];
   /** Takeovers sooner than the lease duration or later than the bound, described. */
   violations: string[];
+  /** Each takeover: when (replica clock) `to` wrote its first record as holder, and whom it took the lease from. */
+  handovers: { t: number; from: string; to: string }[];
 }
 
 /**
  * Reads the lease's history for takeovers: a write whose holder differs
  * from the previous holder. The new holder may take the lease only once the
  * old holder's last write is `leaseDuration` old (else two could lead), and
- * should have within `bound`. A release (empty holder) hands over at once
- * and is not a takeover.
+ * should have within `bound`. A release (empty holder) written by the
+ * holder hands over at once and is not a takeover; a clear written by any
+ * other replica is a violation (only the holder may give the lease up) and
+ * changes nothing in the tracking, so the next takeover is still measured
+ * from the real holder's last renewal.
  */
 export function takeovers(writes: readonly LeaseWrite[], leaseDuration: number, bound: number, tolerance: number): Takeovers {
-  const result: Takeovers = { count: 0, gaps: [], violations: [] };
+  const result: Takeovers = { count: 0, gaps: [], violations: [], handovers: [] };
   let holder = '';
   let lastByHolder = 0;
   for (const w of writes) {
     if (w.holder === '') {
-      holder = '';
+      if (w.writer === holder || holder === '') holder = '';
+      else result.violations.push(`${w.writer} cleared the lease held by ${holder}`);
       continue;
     }
     if (w.holder !== holder && holder !== '') {
       const gap = w.t - lastByHolder;
       result.count++;
       result.gaps.push(gap);
+      result.handovers.push({ t: w.t, from: holder, to: w.holder });
       if (gap < leaseDuration - tolerance) result.violations.push(`${w.holder} took the lease from ${holder} ${Math.round(gap)} ms after its last renewal, before the lease duration (${leaseDuration} ms)`);
       if (gap > bound) result.violations.push(`${w.holder} took the lease from ${holder} ${Math.round(gap)} ms after its last renewal, beyond the bound (${bound} ms)`);
     }
@@ -74,4 +81,31 @@ export function takeovers(writes: readonly LeaseWrite[], leaseDuration: number, 
     lastByHolder = w.t;
   }
   return result;
+}
+
+/** When a replica's `leading()` was seen true: sampled intervals, replica clock. */
+export interface LeadingInterval {
+  identity: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * Checks each takeover against what the replicas said: the old holder's
+ * `leading()` must have gone false before the new holder acquired, so a
+ * sample showing it still leading at or after the acquisition is a
+ * violation. Samples only bound the moment from below (it went false
+ * after the last sample that showed it leading), so the check never flags
+ * a replica that was not in fact still leading.
+ */
+export function leadingAfterHandover(handovers: Takeovers['handovers'], intervals: readonly LeadingInterval[]): string[] {
+  const out: string[] = [];
+  for (const h of handovers) {
+    for (const i of intervals) {
+      if (i.identity === h.from && i.from < h.t && i.to >= h.t) {
+        out.push(`${h.from} still said leading() ${Math.round(i.to - h.t)} ms after ${h.to} acquired the lease (replica clock)`);
+      }
+    }
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ import { allSubjects, subjectProblem } from '../../soak/invariants/converged.js'
 import { ConvergenceTracker } from '../../soak/invariants/convergenceTracker.js';
 import { checkHeap } from '../../soak/invariants/heap.js';
 import { storeDifferences } from '../../soak/invariants/storesMatch.js';
-import { takeovers } from '../../soak/leader/leaseRecorder.js';
+import { leadingAfterHandover, takeovers } from '../../soak/leader/leaseRecorder.js';
 import type { ConfigMap } from '../../soak/mirror/types.js';
 import { seededRandom } from '../../soak/random.js';
 import { OutcomeCounter } from '../../soak/outcomes.js';
@@ -154,8 +154,25 @@ describe('soak checks', () => {
       expect(found.violations[1]).to.match(/a took the lease from c 35000 ms after its last renewal, beyond the bound/);
     });
 
-    it('does not count a hand-over after a release, nor a leader renewing its own lease', () => {
-      expect(takeovers([write(0, 'a'), write(1_000, ''), write(1_500, 'b'), write(3_000, 'b')], 15_000, 30_000, 10)).to.deep.equal({ count: 0, gaps: [], violations: [] });
+    it('does not count a hand-over after a release by the holder, nor a leader renewing its own lease', () => {
+      const release = (t: number, writer: string) => ({ t, writer, holder: '' });
+      expect(takeovers([write(0, 'a'), release(1_000, 'a'), write(1_500, 'b'), write(3_000, 'b')], 15_000, 30_000, 10)).to.deep.equal({ count: 0, gaps: [], violations: [], handovers: [] });
+    });
+
+    it('flags a clear by a replica that does not hold the lease, and still checks the takeover after it', () => {
+      const found = takeovers([write(0, 'a'), write(2_000, 'a'), { t: 2_500, writer: 'c', holder: '' }, write(3_000, 'b')], 15_000, 30_000, 10);
+      expect(found.violations).to.deep.equal(['c cleared the lease held by a', 'b took the lease from a 1000 ms after its last renewal, before the lease duration (15000 ms)']);
+      expect(found.count).to.equal(1);
+    });
+  });
+
+  describe('leadingAfterHandover', () => {
+    it('flags an old leader whose leading() was still sampled true at or after the new leader acquired, and no other', () => {
+      const handovers = [{ t: 20_000, from: 'a', to: 'b' }];
+      expect(leadingAfterHandover(handovers, [{ identity: 'a', from: 0, to: 19_990 }, { identity: 'b', from: 20_010, to: 30_000 }])).to.deep.equal([]);
+      expect(leadingAfterHandover(handovers, [{ identity: 'a', from: 0, to: 20_500 }])).to.deep.equal(['a still said leading() 500 ms after b acquired the lease (replica clock)']);
+      // a's next term, after it took the lease back later, is not this handover's business.
+      expect(leadingAfterHandover(handovers, [{ identity: 'a', from: 40_000, to: 50_000 }])).to.deep.equal([]);
     });
   });
 
