@@ -5,7 +5,6 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { silentLogger, listWatch, ListWatchError, dropManagedFields, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { type ListWatchMonitor } from '../../src/sources/listWatch.js';
-import { isFatalStatus } from '../../src/sources/listWatchError.js';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
 import { oddValue } from './arbitraries.js';
@@ -111,6 +110,21 @@ async function play(answer: Answer, res: ServerResponse): Promise<void> {
   }
 }
 
+/**
+ * The test's own definition of a status no retry can fix, from the
+ * Kubernetes API conventions (HTTP status codes) and not from the code
+ * under test: the request is malformed (400 BadRequest, 422 Invalid), not
+ * allowed (401 Unauthorized, 403 Forbidden), names what is not there (404
+ * NotFound: no such resource or namespace), or asks for what the server
+ * does not do (405 MethodNotAllowed, 406 NotAcceptable, 415
+ * UnsupportedMediaType). Everything else the conventions name is worth
+ * another try: 409 Conflict and 429 TooManyRequests (after Retry-After),
+ * 410 Gone (a re-list), 500/503/504 (the server's trouble); and a status
+ * they do not name (418, 451, 599) tells a watcher nothing it could act on
+ * but to try again.
+ */
+const NO_RETRY_FIXES = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
+
 /** Could this answer, to this request, end the source with `code`? */
 function canBeFatal(answer: Answer | undefined, query: URLSearchParams, code: number): boolean {
   if (answer === undefined) return false;
@@ -210,9 +224,25 @@ describe('fuzz: listWatch against a server that answers anything', function () {
         if (error !== undefined) {
           expect(error, String(error)).to.be.instanceOf(ListWatchError);
           const { code } = error as ListWatchError;
-          expect(isFatalStatus(code), `fatal status ${code}: ${(error as Error).message}`).to.equal(true);
+          expect(NO_RETRY_FIXES.has(code), `ended on ${code}, which a retry may fix: ${(error as Error).message}`).to.equal(true);
           const last = served[served.length - 1];
           expect(canBeFatal(last?.answer, last?.query ?? new URLSearchParams(), code), `answer ${served.length} can end the source with ${code}`).to.equal(true);
+        }
+        // And the other way round: the first complete answer whose status no retry can fix ends the source
+        // with it. Not a rejected streaming list (listed page by page instead), and not an answer whose body
+        // was cut or stalled: like client-go, which reads the body before it judges the status, that is a
+        // transport failure, retried.
+        const firstFatal = served.findIndex(
+          (x) =>
+            x.answer !== undefined &&
+            x.answer.ending === 'end' &&
+            NO_RETRY_FIXES.has(x.answer.status) &&
+            !(x.query.get('sendInitialEvents') === 'true' && (x.answer.status === 400 || x.answer.status === 422)),
+        );
+        if (firstFatal >= 0) {
+          expect(error, `answer ${firstFatal + 1} of ${served.length} was ${served[firstFatal]!.answer!.status}: the source must end`).to.be.instanceOf(ListWatchError);
+          expect((error as ListWatchError).code, 'ended with that status').to.equal(served[firstFatal]!.answer!.status);
+          expect(served, 'no request after it').to.have.length(firstFatal + 1);
         }
         for (const e of events) {
           if (e.type === 'Synced' || e.type === 'Bookmark') expect(e.resourceVersion).to.be.a('string').and.not.equal('');

@@ -233,21 +233,45 @@ describe('fuzz: odd objects through objectKey, deltas() and indexer()', () => {
   });
 
   it('takes an object back under its key only when it is recreated: a uid that is not a string never counts as a new one', () => {
-    const uid = fc.oneof(fc.constantFrom('u1', 'u2'), oddValue);
+    // The model is a history of objects under one name, not of uids: each step either changes the object
+    // that is there or replaces it with a new one (a delete and a create the stream never showed). Each
+    // object has its own identity, which the server tells as a uid, or, for some, fails to tell (the uid
+    // is missing, empty or not a string). What deltas() must say follows from that history alone: a
+    // replacement it can see (both objects' identities told) is Deleted then Added; anything it cannot
+    // tell from a change of the same object is an Updated, or a Sync when the version is the same.
+    const step = fc.record({
+      replaced: fc.boolean(),
+      // How the new object's identity reaches the stream (ignored when the object is not replaced).
+      told: fc.oneof({ weight: 3, arbitrary: fc.constant<'told' | 'untold'>('told') }, { weight: 1, arbitrary: fc.constant<'told' | 'untold'>('untold') }),
+      untoldAs: fc.constantFrom<unknown>(undefined, null, '', 0, 7, true, {}, ['u']),
+      newVersion: fc.boolean(),
+    });
     fc.assert(
-      fc.property(fc.array(fc.tuple(uid, fc.constantFrom('1', '2', '3')), { minLength: 1, maxLength: 8 }), (versions) => {
+      fc.property(fc.array(step, { minLength: 1, maxLength: 8 }), (steps) => {
         const input = new Subject<ListWatchEvent>();
         const types: string[] = [];
         input.pipe(deltas()).subscribe((d) => types.push(d.type));
         const expected: string[] = [];
-        let previous: { uid: unknown; rv: string } | undefined;
-        for (const [u, r] of versions) {
-          input.next({ type: 'Modified', object: { metadata: { name: 'a', uid: u as string, resourceVersion: r } } });
-          if (previous === undefined) expected.push('Added');
-          else if (typeof previous.uid === 'string' && previous.uid !== '' && typeof u === 'string' && u !== '' && previous.uid !== u) expected.push('Deleted', 'Added');
-          else expected.push(previous.rv === r ? 'Sync' : 'Updated');
-          previous = { uid: u, rv: r };
-        }
+        let generation = 0;
+        let identityTold = false;
+        let uid: unknown;
+        let version = 1;
+        steps.forEach((s, i) => {
+          const first = i === 0;
+          const replaced = !first && s.replaced;
+          const toldBefore = identityTold;
+          if (first || replaced) {
+            generation++;
+            identityTold = s.told === 'told';
+            uid = identityTold ? `object-${generation}` : s.untoldAs;
+          }
+          // A new object always has a new version; the same one may or may not have changed.
+          if (replaced || s.newVersion) version++;
+          input.next({ type: 'Modified', object: { metadata: { name: 'a', uid: uid as string, resourceVersion: String(version) } } });
+          if (first) expected.push('Added');
+          else if (replaced && toldBefore && identityTold) expected.push('Deleted', 'Added');
+          else expected.push(replaced || s.newVersion ? 'Updated' : 'Sync');
+        });
         expect(types).to.deep.equal(expected);
       }),
       { numRuns: 1000 },
