@@ -37,6 +37,13 @@ export interface SoakOptions {
   /** After the faults stop, every subject must converge, and every store match the server, within this, ms. */
   convergenceBoundMs: number;
   /**
+   * When set, the bound after the faults is progress instead: the calm
+   * phase fails once this long has passed with no reconcile and no fewer
+   * subjects (or store differences) left, and `convergenceBoundMs` only
+   * guards against a hang. For a run on a machine whose load is unknown.
+   */
+  convergenceStallMs?: number;
+  /**
    * Time-bounded memory, shortened so that it is at its steady size before
    * the heap baseline (after the first minute): Events on the server expire
    * this long after their last write (kube's --event-ttl, 1 h by default),

@@ -109,9 +109,13 @@ export function buildReport(input: ReportInput): SoakReport {
     bounds: {
       convergenceMs: options.convergenceBoundMs,
       convergence:
-        `after the faults stop: every subject converged and every store equal to the server within ${options.convergenceBoundMs} ms ` +
-        `(2 × the informers' longest backoff with its jitter, ${2 * options.watchBackoffMaxMs} ms, for a watch that failed just before; ` +
-        `the rest for the re-list, the workqueue's retry backoff and the reconciles the backlog needs)`,
+        options.convergenceStallMs !== undefined
+          ? `after the faults stop: every subject converged and every store equal to the server, with progress (a reconcile, or fewer left) ` +
+            `at least every ${options.convergenceStallMs} ms (${options.convergenceStallMs / options.watchBackoffMaxMs} × the informers' longest backoff); ` +
+            `${options.convergenceBoundMs} ms guards against a hang`
+          : `after the faults stop: every subject converged and every store equal to the server within ${options.convergenceBoundMs} ms ` +
+            `(2 × the informers' longest backoff with its jitter, ${2 * options.watchBackoffMaxMs} ms, for a watch that failed just before; ` +
+            `the rest for the re-list, the workqueue's retry backoff and the reconciles the backlog needs)`,
       takeoverMs: leader?.takeoverBoundMs,
       takeover: leader?.takeoverBound,
     },

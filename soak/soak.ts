@@ -183,18 +183,36 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       leader?.stopPausing();
       chaos.failureRate = 0;
       const calmStart = performance.now();
-      const within = () => performance.now() - calmStart < options.convergenceBoundMs;
+      // With convergenceStallMs, the bound is progress: the phase goes on while reconciles run or
+      // fewer subjects are left, and fails after that long without either (convergenceBoundMs then
+      // only guards against a hang). Without it, convergenceBoundMs is the bound itself.
+      let progress = { at: calmStart, reconciles: outcomes.total, left: Infinity };
+      const within = () => {
+        const now = performance.now();
+        if (now - calmStart >= options.convergenceBoundMs) return false;
+        return options.convergenceStallMs === undefined || now - progress.at < options.convergenceStallMs;
+      };
+      const moved = (leftNow: number) => {
+        if (outcomes.total !== progress.reconciles || leftNow < progress.left) progress = { at: performance.now(), reconciles: outcomes.total, left: Math.min(leftNow, progress.left) };
+      };
       let left = unconverged();
       while (left.length > 0 && within()) {
         await sleep(250);
         left = unconverged();
+        moved(left.length);
       }
       const convergedMs = left.length === 0 ? performance.now() - calmStart : undefined;
-      for (const problem of left) violations.record('convergence', `round ${round}: not converged ${options.convergenceBoundMs} ms after the faults stopped: ${problem}`);
+      const howLong = (): string =>
+        options.convergenceStallMs !== undefined && performance.now() - calmStart < options.convergenceBoundMs
+          ? `no progress for ${options.convergenceStallMs} ms (no reconcile, no fewer left)`
+          : `${options.convergenceBoundMs} ms after the faults stopped`;
+      for (const problem of left) violations.record('convergence', `round ${round}: not converged, ${howLong()}: ${problem}`);
       let mismatches = storeMismatches();
+      progress = { at: performance.now(), reconciles: outcomes.total, left: mismatches.length };
       while (mismatches.length > 0 && within()) {
         await sleep(250);
         mismatches = storeMismatches();
+        moved(mismatches.length);
       }
       const storesMs = mismatches.length === 0 ? performance.now() - calmStart : undefined;
       for (const m of mismatches) violations.record('store-matches-server', `round ${round}: ${m}`);
