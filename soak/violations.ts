@@ -9,7 +9,7 @@ export const INVARIANTS = {
   'controller-ended': 'no controller errors or completes on its own',
   'unexpected-reconcile-error': 'no reconcile fails with an error that was neither injected nor an answer of the API server',
   'leader-overlap': 'never two leader-elected replicas reconciling at once',
-  'leader-takeover': 'a new leader takes over no sooner than the lease duration and within the stated bound after the last renewal',
+  'leader-takeover': 'a new leader takes over no sooner than the lease duration after the last renewal, and on its first try after the lease expired in its eyes; only the holder clears the lease',
 } as const;
 
 export type Invariant = keyof typeof INVARIANTS;
