@@ -1,6 +1,6 @@
 import type { KubeObject } from '../../types.js';
 import { isPlainObject, jsonEqual } from '../../util/json.js';
-import { crdSchemaRuleErrors, crdVersionSchema } from './crdSchema.js';
+import { crdSchemaErrors, crdVersionSchema } from './crdSchema.js';
 import { allVerbs, type PrinterColumn, type ResourceType, type ScaleSubresource } from './resourceType.js';
 import type { FieldError } from './statusError.js';
 
@@ -72,7 +72,7 @@ export function crdValidationErrors(crd: KubeObject): FieldError[] {
     const schema = isPlainObject(version.schema) ? version.schema.openAPIV3Schema : undefined;
     if (!isPlainObject(schema)) errors.push({ field: `spec.versions[${i}].schema.openAPIV3Schema`, type: 'Required value', detail: 'schemas are required' });
   });
-  errors.push(...ruleErrors(versions));
+  errors.push(...schemaErrorsOf(versions));
   if (versions.length > 0 && storage !== 1) {
     errors.push({ field: 'spec.versions', type: 'Invalid value', value: versions.map((v) => (isPlainObject(v) ? v.name : v)), detail: 'must have exactly one version marked as storage version' });
   }
@@ -84,14 +84,14 @@ export function crdValidationErrors(crd: KubeObject): FieldError[] {
 }
 
 /**
- * The errors of the versions' CEL rules. Kube validates a v1 CRD whose versions share one schema as
+ * The errors of the versions' schemas (keywords, CEL rules). Kube validates a v1 CRD whose versions share one schema as
  * `spec.validation.openAPIV3Schema`, and per version (`spec.versions[i].schema.openAPIV3Schema`) otherwise.
  */
-function ruleErrors(versions: readonly unknown[]): FieldError[] {
+function schemaErrorsOf(versions: readonly unknown[]): FieldError[] {
   const schemas = versions.map((v) => (isPlainObject(v) && isPlainObject(v.schema) ? v.schema.openAPIV3Schema : undefined));
   if (schemas.length === 0) return [];
-  if (schemas.every((s) => jsonEqual(s, schemas[0]))) return crdSchemaRuleErrors(schemas[0], 'spec.validation.openAPIV3Schema');
-  return schemas.flatMap((s, i) => crdSchemaRuleErrors(s, `spec.versions[${i}].schema.openAPIV3Schema`));
+  if (schemas.every((s) => jsonEqual(s, schemas[0]))) return crdSchemaErrors(schemas[0], 'spec.validation.openAPIV3Schema');
+  return schemas.flatMap((s, i) => crdSchemaErrors(s, `spec.versions[${i}].schema.openAPIV3Schema`));
 }
 
 /** The names a CRD is served under, with kube's defaults filled in. */

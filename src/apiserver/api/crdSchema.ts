@@ -1,5 +1,5 @@
 import { jsonEqual } from '../../util/json.js';
-import { compileSchema, validateCustomResource, type CompiledSchema, type SchemaOutcome } from '../validation/compiledSchema.js';
+import { compileSchema, schemaErrors, validateCustomResource, type CompiledSchema, type SchemaOutcome } from '../validation/compiledSchema.js';
 import type { FieldError } from './statusError.js';
 
 /**
@@ -29,9 +29,9 @@ export function crdVersionSchema(schema: unknown, previous?: { schema?: unknown;
   return compileSchema(schema);
 }
 
-/** The errors of the CEL rules in a version's schema, reported under `schemaPath`, as kube rejects such a CRD. */
-export function crdSchemaRuleErrors(schema: unknown, schemaPath: string): FieldError[] {
-  return compileSchema(schema, schemaPath)?.rules.errors ?? [];
+/** What kube rejects in a version's schema (forbidden keywords, CEL rules that do not compile), reported under `schemaPath`. */
+export function crdSchemaErrors(schema: unknown, schemaPath: string): FieldError[] {
+  return schemaErrors(schema, schemaPath);
 }
 
 /** Prunes, defaults and checks `object` (changed in place) against a CRD version's schema; `old` is the stored object on an update. */

@@ -4,6 +4,7 @@ import { compileRules, type CompiledRules } from './cel/compileRules.js';
 import { evaluateRules } from './cel/evaluateRules.js';
 import { listTypeErrors } from './listTypes.js';
 import { pruneAndDefault } from './prune.js';
+import { schemaKeywordErrors } from './schemaChecks.js';
 import { compileSchemaNode, type Schema, type SchemaNode } from './schemaNode.js';
 import { validateValue } from './validateValue.js';
 
@@ -34,6 +35,13 @@ export function compileSchema(schema: unknown, schemaPath = 'spec.validation.ope
   if (!isPlainObject(schema)) return undefined;
   const root = compileSchemaNode(schema as Schema);
   return { root, rules: compileRules(root, schemaPath) };
+}
+
+/** What kube would reject in a version's schema: its keywords (see schemaChecks.ts), then its CEL rules. */
+export function schemaErrors(schema: unknown, schemaPath: string): FieldError[] {
+  const compiled = compileSchema(schema, schemaPath);
+  if (compiled === undefined) return [];
+  return [...schemaKeywordErrors(compiled.root, schemaPath), ...compiled.rules.errors];
 }
 
 function blocks(error: FieldError): boolean {
