@@ -17,7 +17,7 @@ interface Cause {
   message: string;
 }
 
-type Object = Record<string, unknown> & { metadata: { resourceVersion?: string }; spec: Record<string, unknown> };
+type Stored = Record<string, unknown> & { metadata: { resourceVersion?: string }; spec: Record<string, unknown> };
 
 function causes(failed: { body: Record<string, unknown> }): Cause[] {
   return (failed.body.details as { causes: Cause[] }).causes;
@@ -39,10 +39,10 @@ describe('CRD validation: CEL rules (client-node)', function () {
   });
 
   const fresh = (): string => `g${(serial += 1)}`;
-  const create = async (name: string, spec: Record<string, unknown>): Promise<Object> =>
-    (await custom.createNamespacedCustomObject({ ...gadgets, body: gadget(name, spec) })) as Object;
-  const replace = async (current: Object, spec: Record<string, unknown>): Promise<Object> =>
-    (await custom.replaceNamespacedCustomObject({ ...gadgets, name: (current.metadata as { name: string }).name, body: { ...current, spec: { ...current.spec, ...spec } } })) as Object;
+  const create = async (name: string, spec: Record<string, unknown>): Promise<Stored> =>
+    (await custom.createNamespacedCustomObject({ ...gadgets, body: gadget(name, spec) })) as Stored;
+  const replace = async (current: Stored, spec: Record<string, unknown>): Promise<Stored> =>
+    (await custom.replaceNamespacedCustomObject({ ...gadgets, name: (current.metadata as { name: string }).name, body: { ...current, spec: { ...current.spec, ...spec } } })) as Stored;
   const rejected = async (op: Promise<unknown>, cause: Cause): Promise<void> => {
     const failed = await failure(op);
     expect(failed.code).to.equal(422);
@@ -167,7 +167,7 @@ describe('CRD validation: CEL rules (client-node)', function () {
     crd.spec.versions[0].schema = { openAPIV3Schema: stricter };
     await extensions.replaceCustomResourceDefinition({ name: 'gadgets.example.com', body: modelCrd(crd) });
     try {
-      const stored = (await custom.getNamespacedCustomObject({ ...gadgets, name })) as Object;
+      const stored = (await custom.getNamespacedCustomObject({ ...gadgets, name })) as Stored;
       const updated = await replace(stored, { size: 4 });
       expect(updated.spec).to.include({ size: 4, name: 'abcdef' });
       await rejected(replace(updated, { name: 'abcdefg' }), { field: 'spec.name', reason: 'FieldValueTooLong', message: 'Too long: may not be more than 3 bytes' });
