@@ -1,9 +1,9 @@
-import { isCelError, type CelInput, type CelResult } from '@bufbuild/cel';
+import { celError, isCelError, type CelInput, type CelResult } from '@bufbuild/cel';
 import { isPlainObject, jsonEqual } from '../../../util/json.js';
 import type { FieldError } from '../../api/statusError.js';
 import { goQuote } from '../goText.js';
 import type { SchemaNode } from '../schemaNode.js';
-import type { CompiledRule, CompiledRules } from './compileRules.js';
+import type { CompiledRule, CompiledRules, Program } from './compileRules.js';
 import { optionalValue } from './library.js';
 import { toCelValue } from './celValues.js';
 
@@ -43,9 +43,18 @@ function runtimeError(error: Error): string {
   return error.message;
 }
 
+/** A program's result; a throw inside the evaluator is an error like any other, never a failed request. */
+function run(program: Program, bindings: Record<string, CelInput>): CelResult {
+  try {
+    return program(bindings);
+  } catch (error) {
+    return celError(error);
+  }
+}
+
 function evaluatedMessage(rule: CompiledRule, bindings: Record<string, CelInput>): string | undefined {
   if (rule.messageProgram === undefined) return undefined;
-  const result = rule.messageProgram(bindings);
+  const result = run(rule.messageProgram, bindings);
   if (isCelError(result) || typeof result !== 'string') return undefined;
   const trimmed = result.trim();
   if (trimmed === '' || trimmed.includes('\n') || Buffer.byteLength(trimmed) > maxMessageBytes) return undefined;
@@ -116,7 +125,7 @@ export function evaluateRules(compiled: CompiledRules, root: SchemaNode, value: 
         if (hasOld) oldSelf ??= toCelValue(o, node, isRoot);
         bindings.oldSelf = (optional ? optionalValue(hasOld ? oldSelf : undefined) : oldSelf) as CelInput;
       }
-      const result: CelResult = rule.program(bindings);
+      const result: CelResult = run(rule.program, bindings);
       const field = name === '' ? '<nil>' : name;
       if (isCelError(result)) {
         const message = runtimeError(result);
