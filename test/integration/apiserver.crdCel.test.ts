@@ -158,25 +158,51 @@ describe('CRD validation: CEL rules (client-node)', function () {
     });
   });
 
+  /** Runs `body` while the Gadget CRD has `schema`, then puts the fixture's schema back. */
+  async function withSchema(schema: Record<string, unknown>, body: () => Promise<void>): Promise<void> {
+    type Crd = Record<string, unknown> & { spec: { versions: { schema: unknown }[] } };
+    const swap = async (openAPIV3Schema: Record<string, unknown>): Promise<void> => {
+      const crd = (await extensions.readCustomResourceDefinition({ name: 'gadgets.example.com' })) as unknown as Crd;
+      crd.spec.versions[0].schema = { openAPIV3Schema };
+      await extensions.replaceCustomResourceDefinition({ name: 'gadgets.example.com', body: modelCrd(crd) });
+    };
+    await swap(schema);
+    try {
+      await body();
+    } finally {
+      await swap(gadgetSchema());
+    }
+  }
+
   it('ratcheting: an update that leaves an invalid stored value as it is passes; changing it to another invalid value fails', async () => {
     const name = fresh();
     await create(name, { name: 'abcdef' });
     const stricter = gadgetSchema() as { properties: { spec: { properties: { name: Record<string, unknown> } } } };
     stricter.properties.spec.properties.name = { type: 'string', maxLength: 3 };
-    const crd = (await extensions.readCustomResourceDefinition({ name: 'gadgets.example.com' })) as unknown as Record<string, unknown> & { spec: { versions: { schema: unknown }[] } };
-    crd.spec.versions[0].schema = { openAPIV3Schema: stricter };
-    await extensions.replaceCustomResourceDefinition({ name: 'gadgets.example.com', body: modelCrd(crd) });
-    try {
+    await withSchema(stricter as Record<string, unknown>, async () => {
       const stored = (await custom.getNamespacedCustomObject({ ...gadgets, name })) as Stored;
       const updated = await replace(stored, { size: 4 });
       expect(updated.spec).to.include({ size: 4, name: 'abcdef' });
       await rejected(replace(updated, { name: 'abcdefg' }), { field: 'spec.name', reason: 'FieldValueTooLong', message: 'Too long: may not be more than 3 bytes' });
       await rejected(create(fresh(), { name: 'abcd' }), { field: 'spec.name', reason: 'FieldValueTooLong', message: 'Too long: may not be more than 3 bytes' });
-    } finally {
-      const current = (await extensions.readCustomResourceDefinition({ name: 'gadgets.example.com' })) as unknown as Record<string, unknown> & { spec: { versions: { schema: unknown }[] } };
-      current.spec.versions[0].schema = { openAPIV3Schema: gadgetSchema() };
-      await extensions.replaceCustomResourceDefinition({ name: 'gadgets.example.com', body: modelCrd(current) });
-    }
+    });
+  });
+
+  it('ratcheting: a rule an unchanged stored value fails is a Warning header, not an error', async () => {
+    const name = fresh();
+    await create(name, { name: 'abc' });
+    const stricter = gadgetSchema() as { properties: { spec: { properties: { name: Record<string, unknown> } } } };
+    stricter.properties.spec.properties.name = { type: 'string', 'x-kubernetes-validations': [{ rule: "self.startsWith('z')", message: 'names start with z' }] };
+    await withSchema(stricter as Record<string, unknown>, async () => {
+      const stored = (await custom.getNamespacedCustomObject({ ...gadgets, name })) as Stored;
+      const path = `/apis/example.com/v1/namespaces/default/gadgets/${name}`;
+      const res = await json(server, 'PUT', path, { ...stored, spec: { ...stored.spec, size: 4 } });
+      expect(res.status).to.equal(200);
+      expect(res.headers.warning).to.equal('299 - "spec.name: Invalid value: \\"string\\": names start with z"');
+      const changed = await json(server, 'PUT', path, { ...res.json(), spec: { ...stored.spec, size: 4, name: 'abd' } });
+      expect(changed.status).to.equal(422);
+      expect(changed.json().message).to.equal(`Gadget.example.com "${name}" is invalid: spec.name: Invalid value: "string": names start with z`);
+    });
   });
 
   describe('a CRD whose rules kube would not accept', () => {
