@@ -144,6 +144,15 @@ describe('CRD validation: CEL semantics', () => {
     passes("self.s.lowerAscii() == 'a42b' && self.s.upperAscii().startsWith('A') && 'a,b'.split(',').size() == 2", { s: 'a42B' });
   });
 
+  it('supports the Kubernetes IP and CIDR libraries, parsing as strictly as kube', () => {
+    passes("isIP('10.0.0.1') && !isIP('010.0.0.1') && !isIP('::ffff:1.2.3.4') && !isIP('fe80::1%eth0') && ip('10.0.0.1').family() == 4 && ip('::1').isLoopback()", {});
+    passes("cidr('10.0.0.0/8').containsIP('10.1.2.3') && !cidr('10.0.0.0/8').containsIP(ip('11.0.0.1')) && cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16') && !isCIDR('10.0.0.0/33')", {});
+    passes("string(cidr('10.1.2.3/8').masked()) == '10.0.0.0/8' && cidr('fd00::/64').prefixLength() == 64 && string(ip('2001:db8:0:0:0:0:0:1')) == '2001:db8::1'", {});
+    passes("ip.isCanonical('2001:db8::1') && !ip.isCanonical('2001:DB8::1') && ip('8.8.8.8').isGlobalUnicast() && ip('169.254.1.1').isLinkLocalUnicast() && ip('0.0.0.0').isUnspecified()", {});
+    const compiled = specSchema(props, [rule("ip(self.s).family() == 4")]);
+    expect(messages(compiled, { s: '300.0.0.1' })).to.deep.equal(['spec: Invalid value: "object": IP Address "300.0.0.1" parse error during conversion from string evaluating rule: ip(self.s).family() == 4']);
+  });
+
   it('a runtime error is an Invalid with kube\'s wording, naming the rule', () => {
     const compiled = specSchema(props, [rule("self.m.missing == 'x'")]);
     expect(messages(compiled, { m: { other: 'y' } })).to.deep.equal(['spec: Invalid value: "object": no such key: missing evaluating rule: self.m.missing == \'x\'']);

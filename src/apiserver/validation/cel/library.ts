@@ -2,14 +2,15 @@ import { celFunc, celMethod, CelScalar, isCelMap, listType, mapType, type CelFun
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from '@bufbuild/re2';
 import { celCompare, celEquals } from './celValueOps.js';
+import { addressTests, formatAddress, masked, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './ip.js';
 import { integerToNanos, parseQuantity, quantityIsInteger, quantityToFloat, quantityToInteger } from './quantity.js';
 import { parseUrl, type ParsedUrl } from './url.js';
 
 /**
  * The functions CRD validation rules may call besides CEL's standard ones,
  * as kube-apiserver 1.32 declares them for `x-kubernetes-validations`:
- * the strings extension, and Kubernetes's lists, regex, URL, sets and
- * quantity libraries, plus the optional values that `optionalOldSelf`
+ * the strings extension, and Kubernetes's lists, regex, URL, sets,
+ * quantity, IP and CIDR libraries, plus the optional values that `optionalOldSelf`
  * gives `oldSelf`. Values of the library's own types (a URL, a quantity,
  * an optional) travel through the evaluator as tagged maps, so that `==`
  * between two of them compares what they mean.
@@ -24,6 +25,8 @@ const LIST = listType(DYN);
 const MAP = mapType(STRING, DYN);
 
 const quantityTag = '@kubernetes.Quantity';
+const ipTag = '@kubernetes.IP';
+const cidrTag = '@kubernetes.CIDR';
 const urlTag = '@kubernetes.URL';
 const optionalTag = '@optional';
 
@@ -159,6 +162,7 @@ function nanosOf(value: CelValue, name: string): bigint {
 
 const quantityOf = (nanos: bigint): Tagged => ({ [quantityTag]: nanos.toString() });
 
+
 function quantityMethod<R extends typeof BOOL | typeof INT | typeof DOUBLE | typeof MAP>(name: string, result: R, impl: (nanos: bigint) => boolean | bigint | number | Tagged): CelFunc {
   return celMethod(name, MAP, [], result, function quantityUnary(this: CelMap) {
     return impl(nanosOf(this, name)) as never;
@@ -194,6 +198,75 @@ const quantities: CelFunc[] = [
   ...quantityBinary('isLessThan', BOOL, (a, b) => a < b),
 ];
 
+// --- IP addresses and CIDRs ----------------------------------------------------------------
+
+const ipValue = (address: Address): Tagged => ({ [ipTag]: formatAddress(address) });
+const cidrValue = (prefix: Prefix): Tagged => ({ [cidrTag]: `${formatAddress(prefix.address)}/${prefix.bits}` });
+
+function tagged(value: CelValue, tag: string, name: string): string {
+  const text = isCelMap(value) ? value.get(tag) : undefined;
+  if (typeof text !== 'string') throw noOverload(name);
+  return text;
+}
+
+function addressOf(value: CelValue, name: string): Address {
+  const text = typeof value === 'string' ? value : tagged(value, ipTag, name);
+  const address = parseAddress(text);
+  if (address === undefined) throw new Error(`IP Address ${JSON.stringify(text)} parse error during conversion from string`);
+  return address;
+}
+
+function prefixOf(value: CelValue, name: string): Prefix {
+  const text = typeof value === 'string' ? value : tagged(value, cidrTag, name);
+  const prefix = parsePrefix(text);
+  if (prefix === undefined) throw new Error(`network address ${JSON.stringify(text)} parse error during conversion from string`);
+  return prefix;
+}
+
+const ipTests = Object.entries(addressTests).map(([name, test]) =>
+  celMethod(name, MAP, [], BOOL, function ipTest(this: CelMap) {
+    return test(addressOf(this, name));
+  }),
+);
+
+const ips: CelFunc[] = [
+  celFunc('ip', [STRING], MAP, (text: string) => ipValue(addressOf(text, 'ip'))),
+  celFunc('isIP', [STRING], BOOL, (text: string) => parseAddress(text) !== undefined),
+  celFunc('ip.isCanonical', [STRING], BOOL, (text: string) => formatAddress(addressOf(text, 'ip.isCanonical')) === text),
+  celMethod('family', MAP, [], INT, function family(this: CelMap) {
+    return BigInt(addressOf(this, 'family').family);
+  }),
+  ...ipTests,
+  celFunc('cidr', [STRING], MAP, (text: string) => cidrValue(prefixOf(text, 'cidr'))),
+  celFunc('isCIDR', [STRING], BOOL, (text: string) => parsePrefix(text) !== undefined),
+  ...[STRING, MAP].map((argType) =>
+    celMethod('containsIP', MAP, [argType], BOOL, function containsIP(this: CelMap, other: CelValue) {
+      return prefixContains(prefixOf(this, 'containsIP'), addressOf(other, 'containsIP'));
+    }),
+  ),
+  ...[STRING, MAP].map((argType) =>
+    celMethod('containsCIDR', MAP, [argType], BOOL, function containsCIDR(this: CelMap, other: CelValue) {
+      const outer = prefixOf(this, 'containsCIDR');
+      const inner = prefixOf(other, 'containsCIDR');
+      return inner.bits >= outer.bits && prefixContains(outer, inner.address);
+    }),
+  ),
+  celMethod('ip', MAP, [], MAP, function prefixAddress(this: CelMap) {
+    return ipValue(prefixOf(this, 'ip').address);
+  }),
+  celMethod('masked', MAP, [], MAP, function maskedPrefix(this: CelMap) {
+    return cidrValue(masked(prefixOf(this, 'masked')));
+  }),
+  celMethod('prefixLength', MAP, [], INT, function prefixLength(this: CelMap) {
+    return BigInt(prefixOf(this, 'prefixLength').bits);
+  }),
+  celFunc('string', [MAP], STRING, (value: CelMap) => {
+    const text = value.get(ipTag) ?? value.get(cidrTag);
+    if (typeof text !== 'string') throw noOverload('string');
+    return text;
+  }),
+];
+
 // --- optionals (oldSelf with optionalOldSelf) -----------------------------------------------
 
 function optionalParts(map: CelMap, name: string): { present: boolean; value: CelValue | undefined } {
@@ -221,7 +294,7 @@ export function optionalValue(value: unknown): Record<string, unknown> {
   return value === undefined ? { [optionalTag]: true } : { [optionalTag]: true, value };
 }
 
-export const kubeFunctions: readonly CelFunc[] = [...strings, ...lists, ...sets, ...regex, ...urls, ...quantities, ...optionals];
+export const kubeFunctions: readonly CelFunc[] = [...strings, ...lists, ...sets, ...regex, ...urls, ...quantities, ...ips, ...optionals];
 
 /** The names a rule may call (the standard ones, the macros and the library above), for the compile-time check. */
 export const macroNames: ReadonlySet<string> = new Set(['has', 'all', 'exists', 'exists_one', 'map', 'filter']);

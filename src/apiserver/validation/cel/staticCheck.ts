@@ -22,7 +22,7 @@ export interface CheckIssue {
 type Typed = SchemaNode | 'dyn';
 
 const typeNames = new Set(['int', 'uint', 'double', 'string', 'bool', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
-const namespaces = new Set(['sets', 'strings', 'optional', 'math', 'base64']);
+const namespaces = new Set(['sets', 'strings', 'optional', 'math', 'base64', 'ip']);
 /** Calls the evaluator's planner handles itself rather than through a function. */
 const builtins = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false', '@in', 'has', 'matches', 'size', 'type', 'dyn', 'timestamp', 'duration', 'int', 'uint', 'double', 'string', 'bool', 'bytes']);
 const nonBoolResults = new Set(['_+_', '_-_', '_*_', '_/_', '_%_', '-_', 'size', 'string', 'int', 'uint', 'double', 'bytes', 'timestamp', 'duration']);
