@@ -201,6 +201,16 @@ describe('CRD validation: CEL semantics', () => {
     expect(outcome.warnings).to.deep.equal(['spec.items[0].v: Invalid value: "integer": v under 10']);
   });
 
+  it('shows an untyped or int-or-string level\'s type as "" in a failing rule, as kube does', () => {
+    const compiled = specSchema({ ios: { 'x-kubernetes-int-or-string': true, 'x-kubernetes-validations': [rule("self != 'x'")] } });
+    expect(messages(compiled, { ios: 'x' })).to.deep.equal(['spec.ios: Invalid value: "": failed rule: self != \'x\'']);
+  });
+
+  it('refuses a messageExpression that is no string', () => {
+    const compiled = compileSchema({ type: 'object', 'x-kubernetes-validations': [rule('true', { messageExpression: '1 == 1' })] }, 'spec.validation.openAPIV3Schema');
+    expect(compiled?.rules.errors.map((e) => `${e.field}: ${e.detail}`)).to.deep.equal(['spec.validation.openAPIV3Schema.x-kubernetes-validations[0].messageExpression: messageExpression must evaluate to a string']);
+  });
+
   it('refuses oldSelf where no old value can correlate (items of a list that is no map)', () => {
     const compiled = compileSchema({ type: 'object', properties: { l: { type: 'array', items: { type: 'integer', 'x-kubernetes-validations': [rule('self >= oldSelf')] } } } }, 'spec.validation.openAPIV3Schema');
     expect(compiled?.rules.errors.map((e) => `${e.field}: ${e.detail}`)).to.deep.equal([

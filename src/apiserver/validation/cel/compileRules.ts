@@ -4,7 +4,7 @@ import type { FieldError } from '../../api/statusError.js';
 import { goQuote } from '../goText.js';
 import type { SchemaNode } from '../schemaNode.js';
 import { kubeFunctions, macroNames } from './library.js';
-import { certainlyNotBool, staticCheck, usesVariable, type CheckIssue, type Expr } from './staticCheck.js';
+import { certainlyNotBool, certainlyNotString, staticCheck, usesVariable, type CheckIssue, type Expr } from './staticCheck.js';
 
 /**
  * The `x-kubernetes-validations` of a CRD version compiled once, when the
@@ -183,8 +183,12 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
         let messageProgram: Program | undefined;
         if (rule.messageExpression !== undefined) {
           const message = compileExpression(env, functions, rule.messageExpression, check(true));
-          if (message.error !== undefined || message.program === undefined) {
+          if (message.error !== undefined || message.program === undefined || message.expr === undefined) {
             errors.push({ field: `${at}.messageExpression`, type: 'Invalid value', shown: ruleShown(rule), detail: `messageExpression compilation failed: ${message.error ?? ''}` });
+            return;
+          }
+          if (certainlyNotString(message.expr)) {
+            errors.push({ field: `${at}.messageExpression`, type: 'Invalid value', shown: ruleShown(rule), detail: 'messageExpression must evaluate to a string' });
             return;
           }
           messageProgram = message.program;

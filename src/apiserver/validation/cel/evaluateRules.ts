@@ -115,7 +115,8 @@ export function evaluateRules(compiled: CompiledRules, root: SchemaNode, value: 
     let self: CelInput | undefined;
     let oldSelf: CelInput | undefined;
     let unchanged: boolean | undefined;
-    const typeName = node.type ?? (node.intOrString ? 'integer' : 'object');
+    // kube shows the schema's type as the value ("" for int-or-string and untyped levels).
+    const typeName = node.type ?? '';
     for (const rule of rules) {
       const optional = rule.source.optionalOldSelf === true;
       if (rule.usesOldSelf && !hasOld && !optional) continue;

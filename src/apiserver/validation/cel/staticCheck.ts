@@ -25,6 +25,7 @@ const typeNames = new Set(['int', 'uint', 'double', 'string', 'bool', 'bytes', '
 const namespaces = new Set(['sets', 'strings', 'optional', 'math', 'base64', 'ip']);
 /** Calls the evaluator's planner handles itself rather than through a function. */
 const builtins = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false', '@in', 'has', 'matches', 'size', 'type', 'dyn', 'timestamp', 'duration', 'int', 'uint', 'double', 'string', 'bool', 'bytes']);
+const boolResults = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_&&_', '_||_', '!_', '@in', 'has', 'matches', 'startsWith', 'endsWith', 'contains']);
 const nonBoolResults = new Set(['_+_', '_-_', '_*_', '_/_', '_%_', '-_', 'size', 'string', 'int', 'uint', 'double', 'bytes', 'timestamp', 'duration']);
 
 /** The fields a root or embedded object has besides its schema's properties. */
@@ -144,6 +145,15 @@ export function certainlyNotBool(expr: Expr): boolean {
   if (kind.case === 'constExpr') return kind.value.constantKind.case !== 'boolValue';
   if (kind.case === 'listExpr' || kind.case === 'structExpr') return true;
   if (kind.case === 'callExpr') return nonBoolResults.has(kind.value.function) && kind.value.target === undefined;
+  return false;
+}
+
+/** Whether the expression certainly is no string (a non-string literal, a comparison or logic), which kube rejects for a messageExpression. */
+export function certainlyNotString(expr: Expr): boolean {
+  const kind = expr.exprKind;
+  if (kind.case === 'constExpr') return kind.value.constantKind.case !== 'stringValue';
+  if (kind.case === 'listExpr' || kind.case === 'structExpr') return true;
+  if (kind.case === 'callExpr') return boolResults.has(kind.value.function);
   return false;
 }
 
