@@ -206,6 +206,13 @@ describe('CRD validation: CEL semantics', () => {
     expect(messages(compiled, { ios: 'x' })).to.deep.equal(['spec.ios: Invalid value: "": failed rule: self != \'x\'']);
   });
 
+  it('lets a root rule read metadata.name, and no other metadata field, as kube declares it', () => {
+    const refused = compileSchema({ type: 'object', 'x-kubernetes-validations': [rule("self.metadata.labels.size() > 0")] }, 'spec.validation.openAPIV3Schema');
+    expect(refused?.rules.errors[0]?.detail).to.contain("undefined field 'labels'");
+    const accepted = compileSchema({ type: 'object', 'x-kubernetes-validations': [rule("self.metadata.name != '' && self.kind == 'X'")] });
+    expect(accepted?.rules.errors).to.deep.equal([]);
+  });
+
   it('refuses a messageExpression that is no string', () => {
     const compiled = compileSchema({ type: 'object', 'x-kubernetes-validations': [rule('true', { messageExpression: '1 == 1' })] }, 'spec.validation.openAPIV3Schema');
     expect(compiled?.rules.errors.map((e) => `${e.field}: ${e.detail}`)).to.deep.equal(['spec.validation.openAPIV3Schema.x-kubernetes-validations[0].messageExpression: messageExpression must evaluate to a string']);

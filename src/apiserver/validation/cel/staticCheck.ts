@@ -1,5 +1,5 @@
 import type { parse } from '@bufbuild/cel';
-import type { SchemaNode } from '../schemaNode.js';
+import { compileSchemaNode, type SchemaNode } from '../schemaNode.js';
 
 /**
  * The compile-time checks kube's CEL type checker makes that matter most to
@@ -30,6 +30,8 @@ const nonBoolResults = new Set(['_+_', '_-_', '_*_', '_/_', '_%_', '-_', 'size',
 
 /** The fields a root or embedded object has besides its schema's properties. */
 const objectMetaFields = new Set(['apiVersion', 'kind', 'metadata']);
+/** What a rule sees of `metadata` at the root, as kube declares it: the name and generateName only. */
+const rootMetadata = compileSchemaNode({ type: 'object', properties: { name: { type: 'string' }, generateName: { type: 'string' } } });
 
 export interface CheckContext {
   functions: ReadonlySet<string>;
@@ -49,6 +51,7 @@ function fieldOf(node: Typed, field: string, isRootObject: boolean): Typed | und
   if (node.type === 'object' || node.properties !== undefined || node.additional !== undefined) {
     const declared = node.properties?.get(field);
     if (declared !== undefined) return declared;
+    if (isRootObject && field === 'metadata') return rootMetadata;
     if ((isRootObject || node.embedded) && objectMetaFields.has(field)) return 'dyn';
     if (node.additional !== undefined) return node.additional;
     if (closed(node)) return undefined;
