@@ -78,7 +78,7 @@ interface Compiled {
   error?: string;
 }
 
-function compileExpression(env: CelEnv, functions: ReadonlySet<string>, source: string, check: (expr: Expr, positions: Record<string, number>) => CheckIssue[]): Compiled {
+function compileExpression(env: CelEnv, source: string, check: (expr: Expr, positions: Record<string, number>) => CheckIssue[]): Compiled {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(source);
@@ -89,7 +89,6 @@ function compileExpression(env: CelEnv, functions: ReadonlySet<string>, source: 
   for (const [id, offset] of Object.entries(parsed.sourceInfo?.positions ?? {})) positions[id] = offset;
   const issues = check(parsed.expr, positions);
   if (issues.length > 0) return { error: issues.map((i) => issueText(source, i.offset, i.message)).join('\n') };
-  void functions;
   try {
     return { program: plan(env, parsed) as Program, expr: parsed.expr };
   } catch (error) {
@@ -167,11 +166,9 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
           }
         }
         if (errors.length > before) return;
-        const check = (oldSelfAllowed: boolean) => (expr: Expr, positions: Record<string, number>) => {
-          const issues = staticCheck(expr, { functions, positions, self: node, oldSelf: oldSelfAllowed ? (rule.optionalOldSelf === true ? 'dyn' : node) : undefined, root: isRoot });
-          return issues;
-        };
-        const main = compileExpression(env, functions, rule.rule, check(true));
+        const check = (expr: Expr, positions: Record<string, number>): CheckIssue[] =>
+          staticCheck(expr, { functions, positions, self: node, oldSelf: rule.optionalOldSelf === true ? 'dyn' : node, root: isRoot });
+        const main = compileExpression(env, rule.rule, check);
         if (main.error !== undefined || main.expr === undefined || main.program === undefined) {
           errors.push({ field: `${at}.rule`, type: 'Invalid value', shown: ruleShown(rule), detail: `compilation failed: ${main.error ?? ''}` });
           return;
@@ -182,7 +179,7 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
         }
         let messageProgram: Program | undefined;
         if (rule.messageExpression !== undefined) {
-          const message = compileExpression(env, functions, rule.messageExpression, check(true));
+          const message = compileExpression(env, rule.messageExpression, check);
           if (message.error !== undefined || message.program === undefined || message.expr === undefined) {
             errors.push({ field: `${at}.messageExpression`, type: 'Invalid value', shown: ruleShown(rule), detail: `messageExpression compilation failed: ${message.error ?? ''}` });
             return;

@@ -162,7 +162,6 @@ function nanosOf(value: CelValue, name: string): bigint {
 
 const quantityOf = (nanos: bigint): Tagged => ({ [quantityTag]: nanos.toString() });
 
-
 function quantityMethod<R extends typeof BOOL | typeof INT | typeof DOUBLE | typeof MAP>(name: string, result: R, impl: (nanos: bigint) => boolean | bigint | number | Tagged): CelFunc {
   return celMethod(name, MAP, [], result, function quantityUnary(this: CelMap) {
     return impl(nanosOf(this, name)) as never;

@@ -37,8 +37,8 @@ export interface CheckContext {
   functions: ReadonlySet<string>;
   positions: Readonly<Record<string, number>>;
   self: SchemaNode;
-  /** undefined when the rule may not use oldSelf (no transition rules here). */
-  oldSelf: Typed | undefined;
+  /** What oldSelf is: the level itself, or untyped when it is an optional (`optionalOldSelf`). */
+  oldSelf: Typed;
   root: boolean;
 }
 
@@ -75,7 +75,7 @@ export function staticCheck(expr: Expr, ctx: CheckContext): CheckIssue[] {
         const scoped = scope.get(name);
         if (scoped !== undefined) return scoped;
         if (name === 'self') return ctx.self;
-        if (name === 'oldSelf' && ctx.oldSelf !== undefined) return ctx.oldSelf;
+        if (name === 'oldSelf') return ctx.oldSelf;
         if (!typeNames.has(name)) issues.push({ offset: at(e), message: `undeclared reference to '${name}' (in container '')` });
         return 'dyn';
       }
@@ -95,7 +95,7 @@ export function staticCheck(expr: Expr, ctx: CheckContext): CheckIssue[] {
         const target = call.target;
         const namespaced = target?.exprKind.case === 'identExpr' && namespaces.has(target.exprKind.value.name) && !scope.has(target.exprKind.value.name);
         const name = namespaced && target?.exprKind.case === 'identExpr' ? `${target.exprKind.value.name}.${call.function}` : call.function;
-        const targetType = target === undefined || namespaced ? 'dyn' : visit(target, scope);
+        if (target !== undefined && !namespaced) visit(target, scope);
         const args = call.args.map((a) => visit(a, scope));
         if (!builtins.has(name) && !ctx.functions.has(name)) issues.push({ offset: at(e), message: `undeclared reference to '${name}' (in container '')` });
         if (name === '_[_]') {
@@ -107,7 +107,6 @@ export function staticCheck(expr: Expr, ctx: CheckContext): CheckIssue[] {
           }
           return container.additional ?? 'dyn';
         }
-        void targetType;
         return 'dyn';
       }
       case 'listExpr':
