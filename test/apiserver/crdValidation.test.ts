@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import type { KubeObject } from 'rxkube';
 import { crdResourceTypes } from '../../src/apiserver/api/crd.js';
 import { compileSchema, validateCustomResource, type CompiledSchema } from '../../src/apiserver/validation/compiledSchema.js';
@@ -6,6 +7,7 @@ import { stringFormatCheck } from '../../src/apiserver/validation/formats.js';
 import { goFloat, goSharpV, goShown } from '../../src/apiserver/validation/goText.js';
 import { parseQuantity } from '../../src/apiserver/validation/cel/quantity.js';
 import { parseUrl } from '../../src/apiserver/validation/cel/url.js';
+import { gadget, gadgetSchema } from '../integration/crdValidation.fixtures.js';
 
 /**
  * The validator behind CRD validation, without a server: formats as the
@@ -153,6 +155,11 @@ describe('CRD validation: CEL semantics', () => {
     expect(messages(compiled, { s: '300.0.0.1' })).to.deep.equal(['spec: Invalid value: "object": IP Address "300.0.0.1" parse error during conversion from string evaluating rule: ip(self.s).family() == 4']);
   });
 
+  it('reads a key named __proto__ as data', () => {
+    const compiled = specSchema({ m: { type: 'object', additionalProperties: { type: 'string' } } }, [rule("self.m['__proto__'] == 'x' && size(self.m) == 1")]);
+    expect(messages(compiled, { m: JSON.parse('{"__proto__":"x"}') as Record<string, unknown> })).to.deep.equal([]);
+  });
+
   it('a runtime error is an Invalid with kube\'s wording, naming the rule', () => {
     const compiled = specSchema(props, [rule("self.m.missing == 'x'")]);
     expect(messages(compiled, { m: { other: 'y' } })).to.deep.equal(['spec: Invalid value: "object": no such key: missing evaluating rule: self.m.missing == \'x\'']);
@@ -243,5 +250,26 @@ describe('CRD validation: compiled once per CRD version', () => {
     const changed = crdResourceTypes(crd({ type: 'object' }), first)[0]?.compiledSchema;
     expect(changed).to.not.equal(first[0]?.compiledSchema);
     expect(changed?.rules.byNode.size).to.equal(0);
+  });
+});
+
+describe('CRD validation: any input', () => {
+  it('never throws, whatever JSON a client sends, on create and on update, and reports errors as field errors', () => {
+    const compiled = compileSchema(gadgetSchema());
+    if (compiled === undefined) throw new Error('no schema');
+    expect(compiled.rules.errors).to.deep.equal([]);
+    const keys = ['size', 'replicas', 'maxReplicas', 'name', 'mode', 'tags', 'labels', 'note', 'port', 'aliases', 'endpoints', 'email', 'since', 'timeout', 'blob', 'count', 'counter', 'sorted', 'memory', 'homepage', 'secretRef', 'immutable', 'other'];
+    const spec = fc.dictionary(fc.constantFrom(...keys), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 8 });
+    fc.assert(
+      fc.property(spec, fc.option(spec, { nil: undefined }), (next, old) => {
+        const outcome = validateCustomResource(compiled, gadget('g', next), old === undefined ? undefined : gadget('g', old));
+        for (const error of outcome.errors) {
+          expect(error.field).to.be.a('string');
+          expect(error.type).to.be.a('string');
+          expect(error.detail).to.be.a('string');
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -18,8 +18,9 @@ function untyped(value: unknown): CelInput {
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value;
   if (Array.isArray(value)) return value.map(untyped);
   if (isPlainObject(value)) {
-    const out: Record<string, CelInput> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = untyped(v);
+    // A Map, not an object: a key like `__proto__` is data here.
+    const out = new Map<string, CelInput>();
+    for (const [k, v] of Object.entries(value)) out.set(k, untyped(v));
     return out;
   }
   return value as CelInput;
@@ -74,24 +75,24 @@ export function toCelValue(value: unknown, node: SchemaNode | undefined, root = 
       break;
   }
   if (!isPlainObject(value)) return untyped(value);
-  const out: Record<string, CelInput> = {};
+  const out = new Map<string, CelInput>();
   for (const [key, child] of Object.entries(value)) {
     if (root || node.embedded) {
       if (key === 'apiVersion' || key === 'kind') {
-        out[key] = child as CelInput;
+        out.set(key, child as CelInput);
         continue;
       }
       if (key === 'metadata' && isPlainObject(child)) {
-        const meta: Record<string, CelInput> = {};
-        if (typeof child.name === 'string') meta.name = child.name;
-        if (typeof child.generateName === 'string') meta.generateName = child.generateName;
-        out.metadata = meta;
+        const meta = new Map<string, CelInput>();
+        if (typeof child.name === 'string') meta.set('name', child.name);
+        if (typeof child.generateName === 'string') meta.set('generateName', child.generateName);
+        out.set('metadata', meta);
         continue;
       }
     }
     const schema = node.properties?.get(key) ?? node.additional;
-    if (schema !== undefined) out[key] = toCelValue(child, schema);
-    else if (node.preserveUnknown || node.additionalAny || node.properties === undefined) out[key] = untyped(child);
+    if (schema !== undefined) out.set(key, toCelValue(child, schema));
+    else if (node.preserveUnknown || node.additionalAny || node.properties === undefined) out.set(key, untyped(child));
   }
   return out;
 }
