@@ -253,6 +253,18 @@ describe('CRD validation: compiled once per CRD version', () => {
   });
 });
 
+describe('CRD validation: embedded resources', () => {
+  it('requires apiVersion and kind of an x-kubernetes-embedded-resource, as kube words it', () => {
+    const compiled = specSchema({ template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } });
+    expect(messages(compiled, { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' }, data: { a: 'b' } } })).to.deep.equal([]);
+    expect(messages(compiled, { template: { metadata: {} } })).to.deep.equal(['spec.template.apiVersion: Required value: must not be empty', 'spec.template.kind: Required value: must not be empty']);
+    expect(messages(compiled, { template: { apiVersion: 'a/b/c', kind: 'Not_A_Kind' } })).to.deep.equal([
+      'spec.template.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
+      "spec.template.kind: Invalid value: \"Not_A_Kind\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    ]);
+  });
+});
+
 describe('CRD validation: any input', () => {
   it('never throws, whatever JSON a client sends, on create and on update, and reports errors as field errors', () => {
     const compiled = compileSchema(gadgetSchema());

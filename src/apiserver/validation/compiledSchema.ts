@@ -2,6 +2,7 @@ import { isPlainObject } from '../../util/json.js';
 import type { FieldError } from '../api/statusError.js';
 import { compileRules, type CompiledRules } from './cel/compileRules.js';
 import { evaluateRules } from './cel/evaluateRules.js';
+import { embeddedResourceErrors } from './embedded.js';
 import { listTypeErrors } from './listTypes.js';
 import { pruneAndDefault } from './prune.js';
 import { schemaKeywordErrors } from './schemaChecks.js';
@@ -11,7 +12,8 @@ import { validateValue } from './validateValue.js';
 /**
  * A CRD version's schema compiled once (keywords and CEL rules), and the
  * validation of one custom resource write against it, in kube's order:
- * prune and default, the OpenAPI keywords, the list-type invariants, then
+ * prune and default, the OpenAPI keywords, embedded objects' apiVersion
+ * and kind, the list-type invariants, then
  * the CEL rules — which are not run when an earlier error already makes
  * the object unusable (a wrong type, a missing required field, a value out
  * of an enum, a list or string too long), as kube says in one more error.
@@ -53,6 +55,7 @@ export function validateCustomResource(compiled: CompiledSchema, object: Record<
   const outcome: SchemaOutcome = { unknown: [], errors: [], warnings: [] };
   pruneAndDefault(object, compiled.root, '', true, outcome.unknown);
   outcome.errors.push(...validateValue(compiled.root, object, old));
+  outcome.errors.push(...embeddedResourceErrors(compiled.root, object));
   const oldListErrors = old === undefined ? [] : listTypeErrors(compiled.root, old);
   if (oldListErrors.length === 0) outcome.errors.push(...listTypeErrors(compiled.root, object));
   if (compiled.rules.byNode.size === 0) return outcome;

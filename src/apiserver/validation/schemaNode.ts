@@ -49,6 +49,8 @@ export interface SchemaNode {
   readonly hasListTypes: boolean;
   /** Whether this level or one below declares `x-kubernetes-validations`. */
   readonly hasRules: boolean;
+  /** Whether this level or one below is an `x-kubernetes-embedded-resource`. */
+  readonly hasEmbedded: boolean;
 }
 
 function num(value: unknown): number | undefined {
@@ -117,5 +119,6 @@ export function compileSchemaNode(raw: Schema): SchemaNode {
     defaults: properties === undefined ? [] : [...properties].filter(([, s]) => s.raw.default !== undefined).map(([name, s]) => [name, s.raw.default] as const),
     hasListTypes: listType === 'set' || listType === 'map' || children.some((c) => c.hasListTypes),
     hasRules: (Array.isArray(rules) && rules.length > 0) || children.some((c) => c.hasRules),
+    hasEmbedded: raw['x-kubernetes-embedded-resource'] === true || children.some((c) => c.hasEmbedded),
   };
 }
