@@ -183,6 +183,46 @@ function reportWrite(figure: WriteFigure): void {
   );
 }
 
+const gadgets = { group: 'bench.io', version: 'v1', resource: 'gadgets', namespace: 'default' };
+
+function benchCrd(): KubeObject {
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        required: ['replicas'],
+        'x-kubernetes-validations': [
+          { rule: 'self.replicas <= self.maxReplicas', message: 'replicas must not exceed maxReplicas' },
+          { rule: 'self.replicas >= oldSelf.replicas || self.replicas == 1', messageExpression: "'replicas may only grow from ' + string(oldSelf.replicas)" },
+        ],
+        properties: {
+          replicas: { type: 'integer', minimum: 1, maximum: 100 },
+          maxReplicas: { type: 'integer', default: 10 },
+          image: { type: 'string', minLength: 1, pattern: '^[a-z0-9./:-]+$' },
+          ports: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer', maximum: 65535 } } } },
+          labels: { type: 'object', additionalProperties: { type: 'string', maxLength: 63 } },
+        },
+      },
+    },
+  };
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'gadgets.bench.io' },
+    spec: { group: 'bench.io', scope: 'Namespaced', names: { plural: 'gadgets', kind: 'Gadget' }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }] },
+  } as unknown as KubeObject;
+}
+
+function benchGadget(): KubeObject {
+  return {
+    apiVersion: 'bench.io/v1',
+    kind: 'Gadget',
+    metadata: { name: 'g', namespace: 'default' },
+    spec: { replicas: 1, image: 'nginx:1.27', ports: [{ name: 'http', port: 80 }, { name: 'https', port: 443 }], labels: { app: 'web', tier: 'front' } },
+  } as unknown as KubeObject;
+}
+
 async function writes(): Promise<void> {
   const server = await startApiServer({ logger: silentLogger });
   try {
@@ -191,6 +231,11 @@ async function writes(): Promise<void> {
     for (const figure of await measureHttpWrites(server, base, WRITES, 'bench-w-')) reportWrite(figure);
     server.put(pods, base);
     reportWrite(measurePuts(server, base, WRITES));
+    // A custom resource whose schema has keywords and CEL rules: what validation costs per write.
+    server.put({ group: 'apiextensions.k8s.io', version: 'v1', resource: 'customresourcedefinitions' }, benchCrd());
+    const gadget = benchGadget();
+    server.put(gadgets, gadget);
+    reportWrite(measurePuts(server, gadget, WRITES, { name: 'put CR+CEL', ref: gadgets, change: (o, i) => ({ ...o, spec: { ...(o as unknown as { spec: object }).spec, replicas: (i % 5) + 1 } }) as KubeObject }));
   } finally {
     await server.close();
   }

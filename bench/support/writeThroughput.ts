@@ -157,13 +157,22 @@ export async function measureHttpWrites(api: ApiServer, template: KubeObject, co
   }
 }
 
+/** What `measurePuts` writes: pods by default; `change` makes each version differ in more than an annotation. */
+export interface PutTarget {
+  name: string;
+  ref: { group: string; version: string; resource: string; namespace: string };
+  change?: (object: KubeObject, i: number) => KubeObject;
+}
+
+const podPuts: PutTarget = { name: 'put', ref: { group: '', version: 'v1', resource: 'pods', namespace: 'default' } };
+
 /** `count` in-process puts of `object` with a changing annotation, against clone + Map.set of the same objects. */
-export function measurePuts(api: ApiServer, object: KubeObject, count: number): WriteFigure {
-  const ref = { group: '', version: 'v1', resource: 'pods', namespace: 'default' };
-  const versions = Array.from({ length: count }, (_, i) => ({
-    ...object,
-    metadata: { ...object.metadata, annotations: { ...object.metadata.annotations, 'bench/seq': `put-${i}` } },
-  }));
+export function measurePuts(api: ApiServer, object: KubeObject, count: number, target: PutTarget = podPuts): WriteFigure {
+  const ref = target.ref;
+  const versions = Array.from({ length: count }, (_, i) => {
+    const version = { ...object, metadata: { ...object.metadata, annotations: { ...object.metadata.annotations, 'bench/seq': `put-${i}` } } };
+    return target.change === undefined ? version : target.change(version, i);
+  });
   let started = performance.now();
   for (const version of versions) api.put(ref, version);
   const ms = performance.now() - started;
@@ -172,7 +181,7 @@ export function measurePuts(api: ApiServer, object: KubeObject, count: number): 
   for (const version of versions) map.set(version.metadata.name as string, JSON.parse(JSON.stringify(version)) as KubeObject);
   const referenceMs = performance.now() - started;
   return {
-    name: 'put',
+    name: target.name,
     perSecond: (count / ms) * 1000,
     referencePerSecond: (count / referenceMs) * 1000,
     busyUs: (ms * 1000) / count,

@@ -11,7 +11,7 @@ import {
 import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { waitFor } from '../../test/support/waitFor.js';
 import { useEmbeddedServer } from '../support/harness.js';
-import { installCrd } from './crd.js';
+import { installCrd, podAutoscalerCrd } from './crd.js';
 import { podAutoscalerController } from './controller.js';
 import { reconcilePodAutoscaler } from './reconcile.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest, deploymentRef } from './manifests.js';
@@ -150,9 +150,21 @@ describe('examples/podautoscaler against the embedded API server', () => {
     expect(deployment('web')?.spec?.replicas).to.equal(2);
   });
 
-  it('reports InvalidSpec for a spec the schema should have refused, and writes nothing to Deployments', async () => {
+  it('reports InvalidSpec for a spec stored before the schema refused it, and writes nothing to Deployments', async () => {
     await createDeployment('web', 1);
+    // The server checks the schema's `minimum: 0` as kube does...
+    const refused = await createAutoscaler('bad', 'web', -2).then(
+      () => undefined,
+      (error: unknown) => error as { code?: number; message?: string },
+    );
+    expect(refused?.code).to.equal(422);
+    expect(refused?.message).to.contain('spec.replicas: Invalid value: -2: spec.replicas in body should be greater than or equal to 0');
+    // ...but an object stored under an older schema that lacked it stays, as in a cluster after a CRD upgrade.
+    const lenient = podAutoscalerCrd() as unknown as { spec: { versions: { schema: { openAPIV3Schema: { properties: { spec: { properties: { replicas: Record<string, unknown> } } } } } }[] } };
+    delete lenient.spec.versions[0]?.schema.openAPIV3Schema.properties.spec.properties.replicas.minimum;
+    await h.client.apply(lenient as unknown as KubeObject, { force: true });
     await createAutoscaler('bad', 'web', -2);
+    await installCrd(h.client);
     start();
     await waitFor(() => ready('bad')?.reason === 'InvalidSpec', 'InvalidSpec');
     expect(ready('bad')?.message).to.equal('spec.replicas must be a whole number from 0, got -2');

@@ -1,5 +1,6 @@
 import type { KubeObject } from '../../types.js';
-import { isPlainObject } from '../../util/json.js';
+import { isPlainObject, jsonEqual } from '../../util/json.js';
+import { crdSchemaErrors, crdVersionSchema } from './crdSchema.js';
 import { allVerbs, type PrinterColumn, type ResourceType, type ScaleSubresource } from './resourceType.js';
 import type { FieldError } from './statusError.js';
 
@@ -71,6 +72,7 @@ export function crdValidationErrors(crd: KubeObject): FieldError[] {
     const schema = isPlainObject(version.schema) ? version.schema.openAPIV3Schema : undefined;
     if (!isPlainObject(schema)) errors.push({ field: `spec.versions[${i}].schema.openAPIV3Schema`, type: 'Required value', detail: 'schemas are required' });
   });
+  errors.push(...schemaErrorsOf(versions));
   if (versions.length > 0 && storage !== 1) {
     errors.push({ field: 'spec.versions', type: 'Invalid value', value: versions.map((v) => (isPlainObject(v) ? v.name : v)), detail: 'must have exactly one version marked as storage version' });
   }
@@ -79,6 +81,17 @@ export function crdValidationErrors(crd: KubeObject): FieldError[] {
     errors.push({ field: 'metadata.name', type: 'Invalid value', value: crd.metadata.name ?? '', detail: 'must be spec.names.plural+"."+spec.group' });
   }
   return errors;
+}
+
+/**
+ * The errors of the versions' schemas (keywords, CEL rules). Kube validates a v1 CRD whose versions share one schema as
+ * `spec.validation.openAPIV3Schema`, and per version (`spec.versions[i].schema.openAPIV3Schema`) otherwise.
+ */
+function schemaErrorsOf(versions: readonly unknown[]): FieldError[] {
+  const schemas = versions.map((v) => (isPlainObject(v) && isPlainObject(v.schema) ? v.schema.openAPIV3Schema : undefined));
+  if (schemas.length === 0) return [];
+  if (schemas.every((s) => jsonEqual(s, schemas[0]))) return crdSchemaErrors(schemas[0], 'spec.validation.openAPIV3Schema');
+  return schemas.flatMap((s, i) => crdSchemaErrors(s, `spec.versions[${i}].schema.openAPIV3Schema`));
 }
 
 /** The names a CRD is served under, with kube's defaults filled in. */
@@ -98,8 +111,11 @@ export function storageVersion(spec: CrdSpec): string | undefined {
   return spec.versions.find((v) => v.storage)?.name;
 }
 
-/** The resource types a CRD serves: one per served version, sharing one storage. */
-export function crdResourceTypes(crd: KubeObject): ResourceType[] {
+/**
+ * The resource types a CRD serves: one per served version, sharing one storage. Each version's schema
+ * is compiled here, or taken from `previous` (the types the CRD served until now) when it is unchanged.
+ */
+export function crdResourceTypes(crd: KubeObject, previous: readonly ResourceType[] = []): ResourceType[] {
   const spec = crdSpec(crd);
   const names = acceptedNames(spec);
   return spec.versions
@@ -123,6 +139,7 @@ export function crdResourceTypes(crd: KubeObject): ResourceType[] {
         selectableFields: (v.selectableFields ?? []).map((f) => f.jsonPath.replace(/^\./, '')),
         printerColumns: v.additionalPrinterColumns,
         schema: v.schema?.openAPIV3Schema,
+        compiledSchema: crdVersionSchema(v.schema?.openAPIV3Schema, previous.find((p) => p.version === v.name)),
       }),
     );
 }

@@ -1,3 +1,5 @@
+import type { CompiledSchema } from './crdSchema.js';
+
 /**
  * What the server knows about one served group/version/resource: its names
  * for discovery, its scope, its subresources, and which storage it shares
@@ -45,6 +47,8 @@ export interface ResourceType {
   printerColumns?: readonly PrinterColumn[];
   /** A custom resource version's `openAPIV3Schema`: objects are pruned, defaulted and checked against it. */
   schema?: unknown;
+  /** That schema compiled (keywords and CEL rules) once, when the CRD was served. */
+  compiledSchema?: CompiledSchema;
   /** Extra subresources served for discovery only (e.g. namespaces/finalize). */
   extraSubresources?: readonly { name: string; kind: string; group?: string; version?: string; verbs: readonly string[] }[];
 }

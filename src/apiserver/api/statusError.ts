@@ -104,10 +104,14 @@ export function badRequest(message: string): ApiError {
 /** One field error of an `Invalid` (422) response. */
 export interface FieldError {
   field: string;
-  type: 'Required value' | 'Invalid value' | 'Forbidden' | 'Unsupported value' | 'Duplicate value' | 'Too long';
+  type: 'Required value' | 'Invalid value' | 'Forbidden' | 'Unsupported value' | 'Duplicate value' | 'Too long' | 'Too many';
   detail: string;
   /** For `Invalid value`: the value that was rejected, shown JSON-encoded as kube does. */
   value?: unknown;
+  /** The value as kube prints it (Go's `%q`, `%v` or `%#v`), shown after the type instead of `value`. */
+  shown?: string;
+  /** The cause's reason when it is not the type's usual one (`FieldValueTypeInvalid`). */
+  reason?: string;
 }
 
 const causeReasons: Record<FieldError['type'], string> = {
@@ -117,10 +121,12 @@ const causeReasons: Record<FieldError['type'], string> = {
   'Unsupported value': 'FieldValueNotSupported',
   'Duplicate value': 'FieldValueDuplicate',
   'Too long': 'FieldValueTooLong',
+  'Too many': 'FieldValueTooMany',
 };
 
 function fieldErrorText(error: FieldError): string {
-  const shown = error.type === 'Invalid value' ? `${error.type}: ${JSON.stringify(error.value ?? null)}` : error.type;
+  const shown =
+    error.shown !== undefined ? `${error.type}: ${error.shown}` : error.type === 'Invalid value' ? `${error.type}: ${JSON.stringify(error.value ?? null)}` : error.type;
   return error.detail === '' ? shown : `${shown}: ${error.detail}`;
 }
 
@@ -130,7 +136,7 @@ export function invalid(gk: GroupKindRef, name: string, errors: readonly FieldEr
   const list = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
   const details: StatusDetails = { name, kind: gk.kind };
   if (gk.group !== '') details.group = gk.group;
-  details.causes = errors.map((e) => ({ reason: causeReasons[e.type], message: fieldErrorText(e), field: e.field }));
+  details.causes = errors.map((e) => ({ reason: e.reason ?? causeReasons[e.type], message: fieldErrorText(e), field: e.field }));
   return new ApiError(422, 'Invalid', `${qualified} "${name}" is invalid: ${list}`, details);
 }
 

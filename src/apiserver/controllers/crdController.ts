@@ -56,7 +56,7 @@ export class CrdController implements Reactor {
     const version = storageVersion(spec);
     this.cluster.registry.setCrdTypes(
       crd.metadata.name as string,
-      crdResourceTypes(crd),
+      crdResourceTypes(crd, this.cluster.registry.crdTypes(crd.metadata.name as string)),
       version === undefined ? undefined : `${spec.group}/${version}`,
     );
   }

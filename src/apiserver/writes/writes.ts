@@ -3,7 +3,7 @@ import type { KubeObject } from '../../types.js';
 import { cloneJson, isPlainObject, jsonEqual } from '../../util/json.js';
 import { shareUnchanged } from './shareUnchanged.js';
 import { jsonKind } from './jsonValue.js';
-import { applyCrdSchema } from '../api/crdSchema.js';
+import { applyCrdSchema, crdVersionSchema } from '../api/crdSchema.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import { generateName, metadataErrors } from './objectMeta.js';
 import { apiVersionOf, type ResourceType } from '../api/resourceType.js';
@@ -162,15 +162,21 @@ function applyBuiltinDefaults(type: ResourceType, obj: Plain): void {
   }
 }
 
-/** Prunes, defaults and checks a custom resource against its schema (see crdSchema.ts). */
-function applySchema(type: ResourceType, obj: KubeObject, ctx: WriteContext): void {
+/**
+ * Prunes, defaults and checks a custom resource against its schema (see crdSchema.ts); `live` is the
+ * stored object on an update, for CEL's `oldSelf` and ratcheting. Unknown fields under `Strict` fail
+ * decoding, before validation, as in kube.
+ */
+function applySchema(type: ResourceType, obj: KubeObject, ctx: WriteContext, live?: KubeObject): void {
   if (type.builtin || type.schema === undefined) return;
-  const outcome = applyCrdSchema(obj as unknown as Plain, type.schema);
+  const outcome = applyCrdSchema(obj as unknown as Plain, type.compiledSchema ?? crdVersionSchema(type.schema), live);
+  if (outcome.unknown.length > 0 && ctx.fieldValidation !== 'Ignore') {
+    const messages = outcome.unknown.map((path) => `unknown field "${path.replace(/^\./, '')}"`);
+    if (ctx.fieldValidation === 'Strict') throw badRequest(`strict decoding error: ${messages.join(', ')}`);
+    ctx.warnings?.push(...messages);
+  }
   invalidIf(type, obj.metadata.name ?? '', outcome.errors);
-  if (outcome.unknown.length === 0 || ctx.fieldValidation === 'Ignore') return;
-  const messages = outcome.unknown.map((path) => `unknown field "${path.replace(/^\./, '')}"`);
-  if (ctx.fieldValidation === 'Strict') throw badRequest(`strict decoding error: ${messages.join(', ')}`);
-  ctx.warnings?.push(...messages);
+  ctx.warnings?.push(...outcome.warnings);
 }
 
 /** Drops empty metadata maps and lists, which kube's JSON leaves out. */
@@ -380,7 +386,7 @@ export function prepareUpdate(
     }
   }
   normalizeMetadata(next);
-  applySchema(type, next, ctx);
+  applySchema(type, next, ctx, live);
   shareUnchanged(next as unknown as Plain, live as unknown as Plain);
   if (tracksGeneration(type) && specChanged(live, next)) next.metadata.generation = (live.metadata.generation ?? 0) + 1;
   if (ctx.managedFieldsDone) {
