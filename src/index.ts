@@ -33,7 +33,7 @@ export { and, annotationsChanged, filterDeltas, generationChanged, labelsChanged
 export { mapToKeys, mapToOwners } from './operators/owners.js';
 export { resync } from './operators/resync.js';
 export { reconcileByKey, type ReconcileOutcome } from './operators/reconcileByKey.js';
-export { ReconcileTimeoutError } from './operators/reconciler.js';
+export { ReconcileTimeoutError, TerminalError } from './operators/reconciler.js';
 export type { ReconcileContext, ReconcileResult, Reconciler } from './operators/reconciler.js';
 export {
   bucketRateLimiter,
