@@ -135,9 +135,9 @@ function describeKey(key: unknown): string {
  * forgotten), until its next trigger; a run that fails with a
  * `TerminalError` is dropped the same way at once, whatever its attempt:
  * ```
- * keys:     -a------a-
- * runs:      [a]     [a]       a throws a TerminalError at 3
- * outcomes: ---d-------s       d: dropped, no retry; the next trigger runs it
+ * keys:     -a------a---
+ * runs:      [a]     [a]      the first run throws a TerminalError
+ * outcomes: ----d------s      d: dropped, no retry; the next trigger runs it
  * ```
  * Failures that are timeouts, panics (see `FailureKind`) or terminal say so
  * in the outcome's `failure`.
