@@ -118,7 +118,7 @@ describe('metrics of a running controller, scraped over HTTP', () => {
       expect(types[name], `# TYPE of ${name}`).to.equal(type);
       const sampleName = type === 'histogram' ? `${name}_bucket` : name;
       const series = all.filter((s) => s.name === sampleName);
-      expect(series, `samples of ${name}`).to.not.be.empty;
+      expect(series.length, `samples of ${name}`).to.be.greaterThan(0);
       for (const s of series) expect(Object.keys(s.labels).filter((l) => l !== 'le'), `labels of ${name}`).to.have.members(labels);
     }
     const controller = { controller: 'scraped' };
@@ -144,8 +144,8 @@ describe('metrics of a running controller, scraped over HTTP', () => {
     running.stop();
     await running.done;
     running = undefined;
-    expect(server.requestLog.filter((r) => r.method === 'POST' && r.path.includes('/events')), 'the Events sent').to.not.be.empty;
-    expect(server.requestLog.filter((r) => r.method === 'PUT' && r.path.includes('/leases/')), 'the Lease released').to.not.be.empty;
+    expect(server.requestLog.filter((r) => r.method === 'POST' && r.path.includes('/events')).length, 'the Events sent').to.be.greaterThan(0);
+    expect(server.requestLog.filter((r) => r.method === 'PUT' && r.path.includes('/leases/')).length, 'the Lease released').to.be.greaterThan(0);
     const counted = samples(await registry.metrics()).filter((s) => s.name === 'rest_client_requests_total' && s.value > 0);
     const answered = new Map<string, number>();
     for (const r of server.requestLog) answered.set(`${r.method} ${r.status}`, (answered.get(`${r.method} ${r.status}`) ?? 0) + 1);

@@ -33,6 +33,9 @@ export async function sampleValue(registry: Registry, name: string, labels: Reco
 export const controllerMetricTypes: Record<string, string> = {
   controller_runtime_reconcile_total: 'counter',
   controller_runtime_reconcile_errors_total: 'counter',
+  controller_runtime_terminal_reconcile_errors_total: 'counter',
+  controller_runtime_reconcile_panics_total: 'counter',
+  controller_runtime_reconcile_timeouts_total: 'counter',
   controller_runtime_reconcile_time_seconds: 'histogram',
   controller_runtime_max_concurrent_reconciles: 'gauge',
   controller_runtime_active_workers: 'gauge',
