@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
+import { samples, type Sample } from '../test/sinks/prometheus.js';
 import { dashboardOrigins, dashboardPanels, type DashboardPanel } from './support/dashboardPanels.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -21,24 +22,6 @@ function runMain(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number
     proc.on('error', reject);
     proc.on('exit', (code) => resolve({ code, out, err }));
   });
-}
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-function samples(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (match === null) continue;
-    const labels: Record<string, string> = {};
-    for (const [, k, v] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[k as string] = v as string;
-    out.push({ name: match[1] as string, labels, value: Number(match[3]) });
-  }
-  return out;
 }
 
 /** Why a panel would show no data on this scrape, or undefined when every query it makes has some. */

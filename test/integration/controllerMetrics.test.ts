@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { kubeClient, runController, silentLogger, TerminalError, type KubeObject, type ReconcileOutcome, type RunningController } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
-import { metricTypes } from '../sinks/prometheus.js';
+import { metricTypes, samples, type Sample } from '../sinks/prometheus.js';
 import { waitFor } from '../support/waitFor.js';
 
 const configmaps = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespace: 'default' };
@@ -33,25 +33,6 @@ const families: Record<string, { type: string; labels: string[] }> = {
   nodejs_eventloop_lag_seconds: { type: 'gauge', labels: [] },
   nodejs_heap_size_used_bytes: { type: 'gauge', labels: [] },
 };
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The samples of a Prometheus text exposition. */
-function samples(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (match === null) continue;
-    const labels: Record<string, string> = {};
-    for (const [, k, v] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[k as string] = v as string;
-    out.push({ name: match[1] as string, labels, value: Number(match[3]) });
-  }
-  return out;
-}
 
 const sum = (all: Sample[], name: string, labels: Record<string, string> = {}): number =>
   all.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((n, s) => n + s.value, 0);
