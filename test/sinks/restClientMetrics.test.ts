@@ -104,6 +104,8 @@ describe('process metrics', () => {
     withProcessMetrics(own);
     const text = await own.metrics();
     expect(text.match(/^# TYPE process_cpu_seconds_total /gm)).to.have.length(1);
+    // One set of collectors for the process, on every registry that asks: N controllers do not start N event-loop monitors.
+    expect(make().registry.getSingleMetric('nodejs_eventloop_lag_seconds')).to.equal(own.getSingleMetric('nodejs_eventloop_lag_seconds'));
     const mine = make({ processMetrics: false }).registry;
     expect(mine.getSingleMetric('process_cpu_seconds_total')).to.equal(undefined);
   });
