@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
+import { samples, type Sample } from '../test/sinks/prometheus.js';
+import { dashboardOrigins, dashboardPanels, type DashboardPanel } from './support/dashboardPanels.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const main = new URL('./main.ts', import.meta.url).pathname;
@@ -20,6 +22,17 @@ function runMain(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number
     proc.on('error', reject);
     proc.on('exit', (code) => resolve({ code, out, err }));
   });
+}
+
+/** Why a panel would show no data on this scrape, or undefined when every query it makes has some. */
+function missing(panel: DashboardPanel, scraped: Sample[]): string | undefined {
+  for (const read of panel.reads) {
+    const name = read.needs === 'observed' ? `${read.sample}_count` : read.sample;
+    const series = scraped.filter((s) => s.name === name && (read.labels ?? []).every((l) => l in s.labels));
+    if (series.length === 0) return `no ${name} with labels ${JSON.stringify(read.labels ?? [])}`;
+    if (read.needs !== 'series' && !series.some((s) => s.value > 0)) return `${name} is never above 0`;
+  }
+  return undefined;
 }
 
 describe('the main job (examples/main.ts) in its own process', () => {
@@ -76,6 +89,48 @@ describe('the main job (examples/main.ts) in its own process', () => {
       expect(bystander.requestLog).to.deep.equal([]);
     } finally {
       await target.close();
+    }
+  });
+
+  it("has data, scraped while it runs, for every panel of kubebuilder's two dashboards and of cluster-api's controller-runtime, workqueue, REST client and process panels", async () => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', main, '--pace', '300'], { cwd: root, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    try {
+      let out = '';
+      proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      proc.stderr.resume();
+      let running = true;
+      void exited.then(() => (running = false));
+      const supported = dashboardPanels.filter((p) => p.unsupported === undefined);
+      let last: Sample[] = [];
+      let scrapes = 0;
+      // Scrapes as Prometheus would, until every panel has data or the job ends.
+      while (running) {
+        const url = /metrics: (http:\/\/\S+\/metrics)/.exec(out)?.[1];
+        if (url !== undefined) {
+          const text = await fetch(url).then((r) => r.text(), () => undefined);
+          if (text !== undefined) {
+            last = samples(text);
+            scrapes++;
+            if (supported.every((p) => missing(p, last) === undefined)) break;
+          }
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(scrapes, 'scrapes of /metrics while the job ran').to.be.greaterThan(0);
+      const empty = supported.map((p) => [`${p.dashboard}: ${p.title}`, missing(p, last)]).filter(([, why]) => why !== undefined);
+      expect(empty, 'panels without data').to.deep.equal([]);
+      // The dashboards whole: kubebuilder's 9 and 2 panels, and cluster-api's 35 on these metrics (6 of them the webhooks').
+      const count = (d: keyof typeof dashboardOrigins) => dashboardPanels.filter((p) => p.dashboard === d).length;
+      expect([count('Controller-Runtime-Metrics'), count('Controller-Resources-Metrics'), count('cluster-api controller-runtime')]).to.deep.equal([9, 2, 35]);
+      expect(dashboardPanels.filter((p) => p.dashboard !== 'cluster-api controller-runtime' && p.unsupported !== undefined)).to.deep.equal([]);
+      // The families behind them carry what the job did: reconciles, REST requests, retries of the failures the script provokes.
+      const total = (name: string) => last.filter((s) => s.name === name).reduce((n, s) => n + s.value, 0);
+      expect(total('controller_runtime_reconcile_total')).to.be.greaterThan(0);
+      expect(total('rest_client_requests_total')).to.be.greaterThan(0);
+    } finally {
+      proc.kill('SIGTERM');
+      await exited;
     }
   });
 

@@ -33,7 +33,7 @@ export { and, annotationsChanged, filterDeltas, generationChanged, labelsChanged
 export { mapToKeys, mapToOwners } from './operators/owners.js';
 export { resync } from './operators/resync.js';
 export { reconcileByKey, type ReconcileOutcome } from './operators/reconcileByKey.js';
-export { ReconcileTimeoutError } from './operators/reconciler.js';
+export { ReconcileTimeoutError, TerminalError } from './operators/reconciler.js';
 export type { ReconcileContext, ReconcileResult, Reconciler } from './operators/reconciler.js';
 export {
   bucketRateLimiter,
@@ -58,6 +58,7 @@ export { findCondition, setCondition, type Condition, type ConditionUpdate } fro
 export { eventRecorder, type EventInput, type EventRecorder } from './sinks/events/eventRecorder.js';
 export { controllerMetrics } from './sinks/metrics/controllerMetrics.js';
 export { sourceMetrics } from './sinks/metrics/sourceMetrics.js';
+export { restClientMetrics } from './sinks/metrics/restClientMetrics.js';
 export { leaderMetrics } from './sinks/metrics/leaderMetrics.js';
 export { startHealthServer } from './sinks/metrics/healthServer.js';
 export { leaderElection } from './sinks/leader/leaderElection.js';

@@ -223,3 +223,28 @@ export interface KubeStatus {
   details?: StatusDetails;
   code?: number;
 }
+
+/** One HTTP request to the API server, as a `RequestObserver` is told of it. */
+export interface ObservedRequest {
+  /** The HTTP method: `GET`, `POST`, `PUT`, `PATCH`, `DELETE`. */
+  method: string;
+  /** `host:port` of the server, as in its URL. */
+  host: string;
+  /**
+   * Whether its latency counts (client-go's `rest_client_request_duration_seconds`):
+   * true for a request read to its end, false for a watch, whose answer never ends.
+   */
+  timed: boolean;
+}
+
+/**
+ * Told of every HTTP request rxkube sends to the API server, by the sinks'
+ * transport and by list-watch sources alike, for client-go's
+ * `rest_client_*` metrics: `request` is called as a request goes out, and
+ * returns what to call once when it is answered: with the HTTP status, or
+ * 0 when no answer came (refused, reset, aborted). A timed request is
+ * answered once its body has been read; a watch once its head came.
+ */
+export interface RequestObserver {
+  request(request: ObservedRequest): (code: number) => void;
+}

@@ -12,8 +12,11 @@ import type { ReconcileContext, ReconcileResult } from '../operators/reconciler.
 import { kubeClient, type KubeClient } from '../sinks/client/kubeClient.js';
 import { eventRecorder, type EventRecorder } from '../sinks/events/eventRecorder.js';
 import type { LeaderElectionOptions } from '../sinks/leader/leaderElection.js';
+import { highResolutionClock } from '../sinks/metrics/clock.js';
 import { controllerMetrics, type ControllerMetrics } from '../sinks/metrics/controllerMetrics.js';
 import { leaderMetrics } from '../sinks/metrics/leaderMetrics.js';
+import { withProcessMetrics } from '../sinks/metrics/processMetrics.js';
+import { restClientMetrics } from '../sinks/metrics/restClientMetrics.js';
 import { sourceMetrics } from '../sinks/metrics/sourceMetrics.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import type { Lister } from '../store/store.js';
@@ -92,9 +95,22 @@ export interface ControllerOptions<T extends KubeObject> {
   resyncPeriod?: number;
   /** Where the metrics go (default: a new Registry, never the global one). */
   registry?: Registry;
+  /**
+   * prom-client's default `process_*` and `nodejs_*` metrics on the
+   * registry, once per registry (controller-runtime registers its process
+   * collector by default). Default: true on the registry the controller
+   * makes; false on a `registry` passed in, which is left as its owner made
+   * it unless this says otherwise.
+   */
+  processMetrics?: boolean;
+  /**
+   * Where every wait happens (default `asyncScheduler`). Without one, the
+   * metrics measure durations on a high-resolution clock (sub-millisecond);
+   * with one, on its `now()`, so that virtual time stays virtual.
+   */
   scheduler?: SchedulerLike;
   /** Run only while holding this Lease (client-go's algorithm). `kubeConfig` defaults to the controller's. */
-  leaderElection?: Omit<LeaderElectionOptions, 'identity' | 'scheduler' | 'logger' | 'metrics' | 'stop'> & { identity?: string };
+  leaderElection?: Omit<LeaderElectionOptions, 'identity' | 'scheduler' | 'logger' | 'metrics' | 'stop' | 'requests'> & { identity?: string };
   /** Aborting it shuts the controller down gracefully, and the output completes. */
   signal?: AbortSignal;
   /** How long in-flight reconciles may take to finish at shutdown before they are aborted (ms, default 30 000). */
@@ -102,9 +118,9 @@ export interface ControllerOptions<T extends KubeObject> {
   /** Aborting it, once shutting down, ends the grace period at once: runs still in flight are aborted (a second SIGTERM). */
   stopNow?: AbortSignal;
   logger?: Logger;
-  /** Share informers with other controllers of this process (default: a factory of its own). */
+  /** Share informers with other controllers of this process (default: a factory of its own, whose requests count in `rest_client_*`). */
   informers?: InformerFactory;
-  /** The client for writes (default: one on `kubeConfig`, field manager = `name`). */
+  /** The client for writes (default: one on `kubeConfig`, field manager = `name`, whose requests count in `rest_client_*`). */
   client?: KubeClient;
   /** The Event recorder (default: one on `client`, reporting as `name`). */
   recorder?: EventRecorder;
@@ -167,11 +183,15 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const logger = options.logger ?? createDefaultLogger({ controller: options.name });
   const scheduler = options.scheduler ?? asyncScheduler;
   const registry = options.registry ?? new Registry();
+  if (options.processMetrics ?? options.registry === undefined) withProcessMetrics(registry);
+  // Measuring only; every wait still goes through the scheduler.
+  const clock = options.scheduler === undefined ? highResolutionClock() : () => scheduler.now();
   const concurrency = options.concurrency ?? 1;
-  const metrics = controllerMetrics({ controller: options.name, registry, maxConcurrentReconciles: concurrency, scheduler });
+  const metrics = controllerMetrics({ controller: options.name, registry, maxConcurrentReconciles: concurrency, scheduler, clock });
   const monitor = sourceMetrics(registry);
-  const informers = options.informers ?? new InformerFactory(options.kubeConfig, { logger, scheduler, monitor });
-  const client = options.client ?? kubeClient(options.kubeConfig, { fieldManager: options.name, logger });
+  const requests = restClientMetrics({ registry, clock });
+  const informers = options.informers ?? new InformerFactory(options.kubeConfig, { logger, scheduler, monitor, requests });
+  const client = options.client ?? kubeClient(options.kubeConfig, { fieldManager: options.name, logger, requests });
   const identity = options.leaderElection?.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 10)}`;
   const wiring = wire(options, informers);
   // What the elector said last: read by leading() and ready(), never to steer the run.
@@ -207,6 +227,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
               scheduler,
               logger,
               metrics: leaderMetrics(registry),
+              requests,
             },
       onLeader: (state) => {
         leader = state;
@@ -215,6 +236,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       queue: {
         concurrency,
         scheduler,
+        clock,
         logger,
         observer: metrics.observer,
         ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),

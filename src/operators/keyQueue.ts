@@ -8,13 +8,13 @@ import type { ObjectKey } from '../types.js';
  * - `requeue`: it asked for `requeue: true`; it runs again after the rate limiter's delay.
  * - `requeue_after`: it asked for `requeueAfter`; it runs again after that
  *   delay, and its failure count is forgotten.
- * - `dropped`: it failed with `maxRetries` retries behind it; it is not
- *   retried, and its failure count is forgotten.
+ * - `dropped`: it failed with a `TerminalError`, or with `maxRetries`
+ *   retries behind it; it is not retried, and its failure count is forgotten.
  */
 export type ReconcileOutcomeResult = 'success' | 'error' | 'requeue' | 'requeue_after' | 'dropped';
 
 /** What a run came to, as the shell read it, before the queue's policy judges it. */
-export type RunEnd = 'success' | 'failure' | 'requeue' | 'requeueAfter';
+export type RunEnd = 'success' | 'failure' | 'terminal' | 'requeue' | 'requeueAfter';
 
 /** Where a key with state is: waiting for a worker, running, or waiting out a delay. Idle keys have no state. */
 export type Phase = 'waiting' | 'running' | 'delayed';
@@ -244,7 +244,8 @@ export class KeyQueue<R, T> {
   /**
    * The policy for a run that ended (controller-runtime's `reconcileHandler`):
    * its outcome. `error` and `requeue` ask the rate limiter for the delay of
-   * their rerun; `success`, `requeue_after` and `dropped` make it forget the key.
+   * their rerun; `success`, `requeue_after` and `dropped` make it forget the
+   * key. A `terminal` failure is dropped whatever its attempt: no retry can fix it.
    */
   judge(entry: KeyEntry<R, T>, end: RunEnd): ReconcileOutcomeResult {
     switch (end) {
@@ -254,6 +255,8 @@ export class KeyQueue<R, T> {
         return 'requeue';
       case 'requeueAfter':
         return 'requeue_after';
+      case 'terminal':
+        return 'dropped';
       case 'failure':
         return this.maxRetries !== undefined && entry.attempt >= this.maxRetries ? 'dropped' : 'error';
     }

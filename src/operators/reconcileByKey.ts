@@ -12,11 +12,11 @@ import { silentLogger, type Logger } from '../logger.js';
 import type { ObjectKey } from '../types.js';
 import { KeyQueue, type KeyEntry, type ReconcileOutcomeResult, type RunEnd } from './keyQueue.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
-import { ReconcileTimeoutError, RunContext, readResult, startRun, type Reconciler, type RunReport } from './reconciler.js';
+import { failureKind, ReconcileTimeoutError, RunContext, readResult, startRun, type Reconciler, type RunReport } from './reconciler.js';
 import { guardObserver, type WorkqueueObserver } from './workqueueObserver.js';
 
-export { ReconcileTimeoutError } from './reconciler.js';
-export type { ReconcileContext, ReconcileResult, Reconciler } from './reconciler.js';
+export { ReconcileTimeoutError, TerminalError } from './reconciler.js';
+export type { FailureKind, ReconcileContext, ReconcileResult, Reconciler } from './reconciler.js';
 export type { WorkqueueObserver } from './workqueueObserver.js';
 export type { ReconcileOutcomeResult } from './keyQueue.js';
 
@@ -26,9 +26,15 @@ export interface ReconcileOutcome {
   result: ReconcileOutcomeResult;
   /** Set for `error` and `dropped`. */
   error?: unknown;
+  /**
+   * Set for `error` and `dropped` when the reconcile's failure was a
+   * timeout, a panic or a `TerminalError` (see `FailureKind`), for the
+   * metrics that count those apart.
+   */
+  failure?: 'timeout' | 'panic' | 'terminal';
   /** The run's `ctx.attempt`. */
   attempt: number;
-  /** How long the run took, in ms of the scheduler. */
+  /** How long the run took, in ms of the queue's `clock`. */
   duration: number;
 }
 
@@ -50,8 +56,16 @@ export interface ReconcileOptions {
    * passed here is shared by every subscription of the operator.
    */
   rateLimiter?: RateLimiter;
-  /** Where all time comes from (default `asyncScheduler`). */
+  /** Where every wait (delays, timeouts) and, without `clock`, every measured time comes from (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
+  /**
+   * What run durations and queue times are measured with, in ms (default:
+   * the scheduler's `now()`, so virtual time stays virtual). Only read,
+   * never waited on: a high-resolution clock here (`performance.now()`-based)
+   * gives the metrics sub-millisecond durations, where `asyncScheduler`
+   * counts whole milliseconds.
+   */
+  clock?: () => number;
   /** Ms a run may take; then it fails with a `ReconcileTimeoutError` and its signal is aborted. */
   timeout?: number;
   /** Rate-limited retries in a row after which a failing key is dropped (default: never dropped). */
@@ -118,7 +132,15 @@ function describeKey(key: unknown): string {
  * cancelled, its failure count kept), and a trigger during a run that then
  * fails makes the rerun follow at once instead of after the delay. After
  * `maxRetries` retries in a row a failing key is `dropped` (logged, count
- * forgotten), until its next trigger.
+ * forgotten), until its next trigger; a run that fails with a
+ * `TerminalError` is dropped the same way at once, whatever its attempt:
+ * ```
+ * keys:     -a------a---
+ * runs:      [a]     [a]      the first run throws a TerminalError
+ * outcomes: ----d------s      d: dropped, no retry; the next trigger runs it
+ * ```
+ * Failures that are timeouts, panics (see `FailureKind`) or terminal say so
+ * in the outcome's `failure`.
  *
  * State is kept only for keys that are waiting, running or delayed, and is
  * released the moment a key becomes idle: memory follows the active keys,
@@ -203,6 +225,7 @@ export function reconcileByKey(reconcile: Reconciler, options: ReconcileOptions 
         limiter: options.rateLimiter ?? defaultControllerRateLimiter(scheduler),
         observer: options.observer === undefined ? undefined : guardObserver(options.observer, logger),
         scheduler,
+        clock: options.clock ?? (() => scheduler.now()),
         logger,
         timeout,
       });
@@ -231,6 +254,8 @@ interface ShellSettings {
   readonly limiter: RateLimiter;
   readonly observer: Required<WorkqueueObserver> | undefined;
   readonly scheduler: SchedulerLike;
+  /** Times for durations only; waits go through `scheduler`. */
+  readonly clock: () => number;
   readonly logger: Logger;
   readonly timeout: number | undefined;
 }
@@ -292,7 +317,7 @@ class Workqueue {
       return;
     }
     const { queue, settings } = this;
-    const now = settings.scheduler.now();
+    const now = settings.clock();
     const e = queue.trigger(key, now, !this.pumping);
     if (e === undefined) return; // it coalesced into the pending run
     switch (e.phase) {
@@ -329,7 +354,7 @@ class Workqueue {
     try {
       const { queue, settings } = this;
       while (!this.closed && queue.waiting > 0 && queue.running < queue.concurrency) {
-        const e = queue.take(settings.scheduler.now());
+        const e = queue.take(settings.clock());
         if (e === undefined) break;
         settings.observer?.depth(queue.waiting);
         this.start(e);
@@ -375,7 +400,7 @@ class Workqueue {
 
   private readonly due = (e?: QueuedKey): void => {
     if (e === undefined || this.closed || e.phase !== 'delayed' || this.queue.get(e.key) !== e) return;
-    this.queue.wake(e, this.settings.scheduler.now()); // its timer is the one firing
+    this.queue.wake(e, this.settings.clock()); // its timer is the one firing
     this.queued(e.key);
   };
 
@@ -383,13 +408,15 @@ class Workqueue {
     const { queue, settings } = this;
     const { observer, logger } = settings;
     const { key, attempt } = e;
-    const now = settings.scheduler.now();
+    const now = settings.clock();
     const duration = now - e.since;
     e.run?.release();
     queue.disarm(e)?.unsubscribe(); // the timeout
     observer?.finished(key, duration);
 
-    let end: RunEnd = 'failure';
+    // What the reconcile's own failure was; a result that is not one is an error of no particular kind.
+    const failure = failed ? failureKind(value) : undefined;
+    let end: RunEnd = failure === 'terminal' ? 'terminal' : 'failure';
     let error = value;
     let after = NO_RERUN;
     if (!failed && value === undefined) {
@@ -418,12 +445,17 @@ class Workqueue {
     if (next === 'delayed') queue.arm(e, settings.scheduler.schedule(this.due, delay, e));
     if (observer !== undefined) {
       observer.activeWorkers(queue.running);
-      if (result === 'error' || result === 'requeue') observer.retried(key);
+      // As client-go's AddAfter and controller-runtime's queue count: every rerun asked for, delayed or
+      // rate-limited, unless the queue no longer takes any (it is draining or stopping).
+      if (next !== 'dropped' && (result === 'error' || result === 'requeue' || result === 'requeue_after')) observer.retried(key);
     }
     if (result === 'error') {
       logger.error({ key, attempt, retryInMs: next === 'again' ? 0 : delay, err: error }, 'reconcile failed; will retry');
     } else if (result === 'dropped') {
-      logger.error({ key, attempt, err: error }, `reconcile failed after ${attempt} retries; dropping the key`);
+      logger.error(
+        { key, attempt, err: error },
+        end === 'terminal' ? 'reconcile failed with a TerminalError; not retried until the next trigger' : `reconcile failed after ${attempt} retries; dropping the key`,
+      );
     }
     switch (next) {
       case 'queued': // a rerun without delay: it enters the queue again
@@ -439,7 +471,9 @@ class Workqueue {
         logger.debug({ key, result }, `${queue.mode === 'stopping' ? 'stopping' : 'input completed'}: the rerun this outcome asks for is dropped`);
     }
 
-    this.subscriber.next(failed ? { key, result, error, attempt, duration } : { key, result, attempt, duration });
+    this.subscriber.next(
+      failed ? { key, result, error, ...(failure !== undefined ? { failure } : {}), attempt, duration } : { key, result, attempt, duration },
+    );
     if (queue.done) this.subscriber.complete();
     else this.pump();
   }

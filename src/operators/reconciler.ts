@@ -31,7 +31,8 @@ export interface ReconcileContext {
  * Brings the state of one object in line with what it should be. It may
  * return its result as a plain value, a promise, or any `ObservableInput`
  * (the last value counts; completion ends the run). Throwing, rejecting and
- * erroring are failures, retried after the rate limiter's delay.
+ * erroring are failures, retried after the rate limiter's delay, except a
+ * `TerminalError`, which is not retried.
  */
 export type Reconciler = (
   key: ObjectKey,
@@ -47,6 +48,65 @@ export class ReconcileTimeoutError extends Error {
   ) {
     super(`reconcile of "${key}" timed out after ${timeout} ms`);
   }
+}
+
+/**
+ * A failure that retrying will not fix (controller-runtime's
+ * `reconcile.TerminalError`): an object whose spec can never be met as
+ * written, say. A reconcile that throws (or rejects, or errors with) one
+ * ends with outcome `dropped`: it is logged and counted
+ * (`controller_runtime_terminal_reconcile_errors_total`, besides the
+ * error counters), its failure count is forgotten, and no rate-limited
+ * retry follows. The key runs again at its next trigger (a change of the
+ * object, a resync), or at once if it was triggered during the failed run.
+ *
+ * An error whose `cause` chain holds a `TerminalError` counts as one, as
+ * Go's `errors.Is` sees through wrapping: a helper's terminal failure stays
+ * terminal when the reconcile adds context to it.
+ */
+export class TerminalError extends Error {
+  override readonly name = 'TerminalError';
+}
+
+/** How many `cause` links `isTerminal` follows: a cycle of causes must not hang the queue. */
+const MAX_CAUSES = 16;
+
+/** Whether a failure is a `TerminalError`, or wraps one through `cause`. */
+export function isTerminal(error: unknown): boolean {
+  let e = error;
+  for (let i = 0; i < MAX_CAUSES && e instanceof Error; i++) {
+    if (e instanceof TerminalError) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
+/**
+ * What the metrics tell apart in a failure, besides its being one:
+ * - `timeout`: the run outlived `timeout` (controller_runtime_reconcile_timeouts_total).
+ * - `panic`: the JavaScript counterpart of a Go panic that controller-runtime
+ *   recovers and counts (controller_runtime_reconcile_panics_total): the
+ *   reconcile threw something that is not an `Error` (a string, `undefined`,
+ *   a plain object), or one of the errors the engine itself throws for a bug
+ *   (`TypeError`, `ReferenceError`, `RangeError`, `SyntaxError`, `EvalError`,
+ *   `URIError`: reading a property of `undefined`, calling what is not a
+ *   function, unbounded recursion), exactly of that class and with no
+ *   `cause`. The engine never sets a cause, while a library that turns a
+ *   failure into one of these does (`fetch` rejects with `TypeError: fetch
+ *   failed` and the network error as its cause), so a refused connection
+ *   is an error, not a panic. Subclasses are errors a program chose to throw.
+ * - `terminal`: a `TerminalError` (see there).
+ */
+export type FailureKind = 'timeout' | 'panic' | 'terminal';
+
+const engineErrors: ReadonlySet<unknown> = new Set([TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError]);
+
+/** The kind of a failure the reconcile itself produced, if it is one of the kinds `FailureKind` names. */
+export function failureKind(error: unknown): FailureKind | undefined {
+  if (error instanceof ReconcileTimeoutError) return 'timeout';
+  if (isTerminal(error)) return 'terminal';
+  if (!(error instanceof Error)) return 'panic';
+  return engineErrors.has(Object.getPrototypeOf(error)?.constructor) && error.cause === undefined ? 'panic' : undefined;
 }
 
 /**

@@ -4,7 +4,8 @@ import type { ObjectKey } from '../types.js';
 /**
  * Hooks into the workqueue of `reconcileByKey`, for metrics: enough to feed
  * client-go's `workqueue_*` and controller-runtime's `active_workers`. All
- * times are milliseconds of the operator's scheduler. Every method is
+ * times are milliseconds of the operator's `clock` (its scheduler's, unless
+ * one is given). Every method is
  * optional and is called synchronously, at the moment described:
  *
  * - `added(key)`: the key entered the queue: a trigger for a key that was
@@ -20,9 +21,14 @@ import type { ObjectKey } from '../types.js';
  *   the queue (0 when it found a free worker at once).
  * - `finished(key, workMs)`: a run ended, however it ended (a timeout ends it
  *   at the deadline), before its outcome is emitted.
- * - `retried(key)`: the run just finished asked the rate limiter for a delay
- *   (an error, or `requeue: true`). Not called for `requeueAfter` nor when
- *   the key is dropped.
+ * - `retried(key)`: the run just finished asked for a rerun, rate-limited
+ *   (an error, or `requeue: true`) or after a delay (`requeueAfter`), as
+ *   client-go's `AddAfter` and controller-runtime's queue count every
+ *   delayed add, and whether or not a trigger during the run makes the
+ *   rerun come sooner. Not called when the key is dropped (`maxRetries`, a
+ *   `TerminalError`), nor when the rerun will not happen because the input
+ *   completed or `stop` came (client-go's queue takes no add once shutting
+ *   down).
  * - `activeWorkers(n)`: the number of runs in flight changed to `n`.
  *
  * When the output is unsubscribed, `depth(0)` and `activeWorkers(0)` are

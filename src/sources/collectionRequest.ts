@@ -11,16 +11,35 @@ export type Opened =
   /** The kubeconfig names no server: no retry can fix it. */
   | { kind: 'misconfigured'; message: string };
 
-/** Sends a GET of the collection with `query`, and waits for the response's head. */
+/** `host:port` of the kubeconfig's server, for `http.requests`; undefined when it names none (nothing is sent then). */
+function serverHost(http: HttpSettings): string | undefined {
+  try {
+    return new URL(http.kubeConfig.getCurrentCluster()?.server ?? '').host;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sends a GET of the collection with `query`, and waits for the response's
+ * head; `http.requests` is told of it, and of the head's status (0 when
+ * none came). A list's latency is taken at its head too: the body is read
+ * elsewhere, page by page.
+ */
 export async function openCollection(
   http: HttpSettings,
   query: URLSearchParams,
   verb: 'list' | 'watch',
   signal: AbortSignal,
 ): Promise<Opened> {
+  const host = http.requests === undefined ? undefined : serverHost(http);
+  const answered = host === undefined ? undefined : http.requests?.request({ method: 'GET', host, timed: verb === 'list' });
   try {
-    return { kind: 'ok', response: await getStream(http.kubeConfig, http.path, query, signal) };
+    const response = await getStream(http.kubeConfig, http.path, query, signal);
+    answered?.(response.statusCode ?? 0);
+    return { kind: 'ok', response };
   } catch (err) {
+    answered?.(0);
     if (err instanceof KubeConfigError) return { kind: 'misconfigured', message: err.message };
     return { kind: 'error', reason: `${verb} request failed: ${describeError(err)}` };
   }

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable, type SchedulerLike } from 'rxjs';
 import type { Logger } from '../logger.js';
-import { collectionPath, type KubeObject, type ListWatchEvent, type ResourceRef } from '../types.js';
+import { collectionPath, type KubeObject, type ListWatchEvent, type RequestObserver, type ResourceRef } from '../types.js';
 import type { BackoffOptions } from './backoff.js';
 import { Reflector } from './listWatchPhases.js';
 import { httpTransport, type TransportSettings } from './listWatchTransport.js';
@@ -66,6 +66,8 @@ export interface ListWatchOptions<T extends KubeObject> {
   signal?: AbortSignal;
   logger?: Logger;
   monitor?: ListWatchMonitor;
+  /** Told of every list and watch request sent and of its answer's status (`rest_client_*` metrics). */
+  requests?: RequestObserver;
   /** For the watch timeout and backoff jitter; `Math.random` by default. */
   random?: () => number;
 }
@@ -155,7 +157,7 @@ export function listWatch<T extends KubeObject = KubeObject>(
     const emit = (event: ListWatchEvent<T>) => {
       if (!subscriber.closed) subscriber.next(event);
     };
-    const transport = (settings: TransportSettings) => httpTransport({ ...settings, kubeConfig, path: collectionPath(resource), signal: stop.signal });
+    const transport = (settings: TransportSettings) => httpTransport({ ...settings, kubeConfig, path: collectionPath(resource), signal: stop.signal, requests: options.requests });
     new Reflector(resource, options, emit, stop.signal, transport).run().then(
       (end) => {
         if (end.kind === 'failed' && !subscriber.closed) subscriber.error(end.error);

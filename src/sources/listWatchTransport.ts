@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { SchedulerLike } from 'rxjs';
 import type { Logger } from '../logger.js';
+import type { RequestObserver } from '../types.js';
 import type { FailedResponse } from './http.js';
 import { readListPage } from './listPageRequest.js';
 import type { ListWatchError } from './listWatchError.js';
@@ -81,6 +82,8 @@ export interface HttpSettings extends TransportSettings {
   path: string;
   /** Stops the source: aborts the open request at once. */
   signal: AbortSignal;
+  /** Told of each request as it is sent, and of its answer's status once its head came. */
+  requests?: RequestObserver | undefined;
 }
 
 /** The transport of `listWatch`: GETs over node:http(s) with the kubeconfig's credentials. */

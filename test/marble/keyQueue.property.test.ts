@@ -21,7 +21,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('finish' as const),
       pick: fc.nat(9),
-      end: fc.constantFrom<RunEnd>('success', 'success', 'failure', 'requeue', 'requeueAfter'),
+      end: fc.constantFrom<RunEnd>('success', 'success', 'failure', 'terminal', 'requeue', 'requeueAfter'),
       delay: fc.constantFrom(0, 3, 7),
       after: fc.constantFrom(1, 4),
     }),
@@ -98,6 +98,7 @@ class Model {
     return { key, waited };
   }
   judge(key: string, end: RunEnd): ReconcileOutcomeResult {
+    if (end === 'terminal') return 'dropped';
     if (end === 'failure') return this.maxRetries !== undefined && (this.attempt.get(key) ?? 0) >= this.maxRetries ? 'dropped' : 'error';
     return end === 'requeueAfter' ? 'requeue_after' : end;
   }

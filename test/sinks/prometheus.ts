@@ -7,6 +7,26 @@ export function metricTypes(text: string): Record<string, string> {
   return types;
 }
 
+/** One sample of a Prometheus text exposition. */
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The samples of a Prometheus text exposition, as a scrape reads them. */
+export function samples(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (match === null) continue;
+    const labels: Record<string, string> = {};
+    for (const [, k, v] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[k as string] = v as string;
+    out.push({ name: match[1] as string, labels, value: Number(match[3]) });
+  }
+  return out;
+}
+
 /**
  * The value of one sample of a registry, found by its full name (a
  * histogram's `_bucket`, `_sum`, `_count` included) and exact labels;
@@ -33,6 +53,9 @@ export async function sampleValue(registry: Registry, name: string, labels: Reco
 export const controllerMetricTypes: Record<string, string> = {
   controller_runtime_reconcile_total: 'counter',
   controller_runtime_reconcile_errors_total: 'counter',
+  controller_runtime_terminal_reconcile_errors_total: 'counter',
+  controller_runtime_reconcile_panics_total: 'counter',
+  controller_runtime_reconcile_timeouts_total: 'counter',
   controller_runtime_reconcile_time_seconds: 'histogram',
   controller_runtime_max_concurrent_reconciles: 'gauge',
   controller_runtime_active_workers: 'gauge',

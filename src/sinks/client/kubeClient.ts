@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { silentLogger, type Logger } from '../../logger.js';
-import { type KubeObject, resourceName } from '../../types.js';
+import { type KubeObject, type RequestObserver, resourceName } from '../../types.js';
 import { isNotFound, type RequestDescription } from './errors.js';
 import { retryThrottled, transportFor, type KubeRequest, type KubeTransport, type ThrottleRetryOptions } from './kubeTransport.js';
 import { abortableValue } from '../../util/wait.js';
@@ -98,6 +98,8 @@ export interface KubeClientOptions extends Partial<Pick<ThrottleRetryOptions, 'm
   logger?: Logger;
   /** Where kinds are looked up (default: the server's discovery, through the same transport). */
   resolver?: KindResolver;
+  /** Told of every HTTP request sent (`rest_client_*` metrics); only used when `server` is a kubeconfig. */
+  requests?: RequestObserver;
 }
 
 /**
@@ -172,7 +174,7 @@ function contentTypeForPatch(patch: object | readonly JsonPatchOperation[]): str
 export function kubeClient(server: KubeConfig | KubeTransport, options: KubeClientOptions = {}): KubeClient {
   const logger = options.logger ?? silentLogger;
   const defaultFieldManager = options.fieldManager ?? 'rxkube';
-  const transport = transportFor(server);
+  const transport = transportFor(server, options.requests);
   const throttle: ThrottleRetryOptions = {
     scheduler: options.scheduler ?? asyncScheduler,
     logger,

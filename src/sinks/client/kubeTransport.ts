@@ -1,6 +1,7 @@
 import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { Observable, retry, timer, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 import type { Logger } from '../../logger.js';
+import type { RequestObserver } from '../../types.js';
 import { errorFromResponse, KubeApiError, type RequestDescription } from './errors.js';
 
 /**
@@ -49,13 +50,30 @@ export interface KubeTransport {
 
 const userAgent = 'rxkube';
 
-/** A transport as it is, or the HTTP one for a kubeconfig (told apart by shape: a second copy of client-node defeats `instanceof`). */
-export function transportFor(server: KubeConfig | KubeTransport): KubeTransport {
-  return typeof (server as Partial<KubeTransport>).send === 'function' ? (server as KubeTransport) : httpTransport(server as KubeConfig);
+/**
+ * A transport as it is, or the HTTP one for a kubeconfig (told apart by
+ * shape: a second copy of client-node defeats `instanceof`), which tells
+ * `requests` of each request it sends.
+ */
+export function transportFor(server: KubeConfig | KubeTransport, requests?: RequestObserver): KubeTransport {
+  return typeof (server as Partial<KubeTransport>).send === 'function'
+    ? (server as KubeTransport)
+    : httpTransport(server as KubeConfig, requests === undefined ? {} : { requests });
+}
+
+export interface HttpTransportOptions {
+  /**
+   * Told of every request sent (for client-go's `rest_client_*` metrics),
+   * and of its answer once the body has been read: its HTTP status, or 0
+   * when none came. Only here, where the status is known: the transport's
+   * callers see a body or a `KubeApiError`, not whether a write was answered
+   * 200 or 201.
+   */
+  requests?: RequestObserver;
 }
 
 /** The HTTP transport: the kubeconfig signs each request (tokens, exec plugins, client certificates, CA, proxy) and client-node's fetch sends it. */
-export function httpTransport(kubeConfig: KubeConfig): KubeTransport {
+export function httpTransport(kubeConfig: KubeConfig, options: HttpTransportOptions = {}): KubeTransport {
   const http = new IsomorphicFetchHttpLibrary();
 
   const serverUrl = (): string => {
@@ -80,15 +98,19 @@ export function httpTransport(kubeConfig: KubeConfig): KubeTransport {
     }
     await kubeConfig.applySecurityAuthentication(context);
     context.setSignal(signal);
-    let status: number;
+    let status = 0;
     let text: string;
     let retryAfter: string | undefined;
+    const answered = options.requests?.request({ method: request.method, host: url.host, timed: true });
     try {
       const response = await http.send(context).toPromise();
       status = response.httpStatusCode;
       retryAfter = response.headers['retry-after'];
       text = await response.body.text();
+      answered?.(status);
     } catch (err) {
+      // No answer (0, which client-go counts as `<error>`), or one whose body broke off (its status, as client-go counts the head).
+      answered?.(status);
       throw new KubeApiError(request.describe, {
         code: 0,
         message: `no response from ${url.origin}: ${err instanceof Error ? err.message : String(err)}`,

@@ -15,7 +15,7 @@ import {
 } from 'rxjs';
 import { silentLogger, type Logger } from '../../logger.js';
 import type { LeaseObservation } from './leaseRecord.js';
-import { splitKey } from '../../types.js';
+import { splitKey, type RequestObserver } from '../../types.js';
 import { isAlreadyExists, isConflict } from '../client/errors.js';
 import { leaseClient, type LeaseClient } from './leaseClient.js';
 import { releaseLease, tryAcquireOrRenew, type LeaseLock, type LeaseStep } from './leaseLock.js';
@@ -101,6 +101,8 @@ export interface LeaderElectionOptions {
   kubeConfig?: KubeConfig;
   /** The calls on the lease (default: over HTTP with `kubeConfig`). */
   client?: LeaseClient;
+  /** Told of every HTTP request to the lease (`rest_client_*` metrics), when no `client` is given. */
+  requests?: RequestObserver;
   /** `namespace/name` of the Lease. */
   lease: string;
   /** This replica's name in `holderIdentity`; unique per replica. */
@@ -220,7 +222,7 @@ function validate(options: LeaderElectionOptions): Config {
       throw new LeaderElectionConfigError('leaderElection: pass a kubeConfig, or a client for the lease');
     }
     try {
-      client = leaseClient(options.kubeConfig);
+      client = leaseClient(options.kubeConfig, options.requests);
     } catch (err) {
       throw new LeaderElectionConfigError(`leaderElection: cannot use the kubeConfig: ${describeError(err)}`);
     }

@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { catchError, defer, of, throwError, type Observable } from 'rxjs';
 import { isNotFound } from '../client/errors.js';
 import { transportFor, type KubeRequest, type KubeTransport } from '../client/kubeTransport.js';
+import type { RequestObserver } from '../../types.js';
 import type { Lease } from './leaseRecord.js';
 
 /**
@@ -46,8 +47,8 @@ function target(lease: Lease, verb: string): { namespace: string; name: string }
  * credentials, or the in-process server of `rxkube/testing`). No resends
  * here: the elector decides when to try again.
  */
-export function leaseClient(server: KubeConfig | KubeTransport): LeaseClient {
-  const transport = transportFor(server);
+export function leaseClient(server: KubeConfig | KubeTransport, requests?: RequestObserver): LeaseClient {
+  const transport = transportFor(server, requests);
   if (transport !== server && (server as KubeConfig).getCurrentCluster() === null) {
     // Said at once, not at the first renewal: an elector that can never reach its Lease is a configuration error.
     throw new TypeError('the kubeconfig has no current cluster');

@@ -12,6 +12,8 @@ export const reconcileTimeBuckets: readonly number[] = [
 /** What the metrics read from a `reconcileByKey` outcome (a `ReconcileOutcome` fits). */
 export interface OutcomeForMetrics {
   result: 'success' | 'error' | 'requeue' | 'requeue_after' | 'dropped';
+  /** What kind of failure an `error` or `dropped` was, when it was one of these (`reconcileByKey`'s `FailureKind`). */
+  failure?: 'timeout' | 'panic' | 'terminal';
   /** Ms the run took. */
   duration: number;
 }
@@ -25,6 +27,8 @@ export interface ControllerMetricsOptions {
   maxConcurrentReconciles?: number;
   /** The scheduler `reconcileByKey` runs on, for the scrape-time workqueue gauges (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
+  /** The `clock` given to `reconcileByKey`, if any: the scrape-time gauges read it instead of the scheduler. */
+  clock?: () => number;
 }
 
 export interface ControllerMetrics {
@@ -50,6 +54,8 @@ export interface ControllerMetrics {
  * | `controller_runtime_reconcile_total` | counter | `controller`, `result` (success, error, requeue, requeue_after) |
  * | `controller_runtime_reconcile_errors_total` | counter | `controller` |
  * | `controller_runtime_terminal_reconcile_errors_total` | counter | `controller` |
+ * | `controller_runtime_reconcile_panics_total` | counter | `controller` |
+ * | `controller_runtime_reconcile_timeouts_total` | counter | `controller` |
  * | `controller_runtime_reconcile_time_seconds` | histogram (controller-runtime's buckets) | `controller` |
  * | `controller_runtime_max_concurrent_reconciles` | gauge | `controller` |
  * | `controller_runtime_active_workers` | gauge | `controller` |
@@ -64,6 +70,13 @@ export interface ControllerMetrics {
  * controller-runtime's counter for errors that are not requeued. Its
  * `result` label has no value for it, and dashboards sum the four values as
  * the number of reconciles, so a fifth would be lost from their totals.
+ *
+ * A `TerminalError` is a `dropped` outcome too, counted the same way. A
+ * failure of kind `panic` (see `FailureKind`: a throw of a non-Error, or an
+ * error the engine throws for a bug) counts in `reconcile_panics_total`, and
+ * one of kind `timeout` in `reconcile_timeouts_total`, each besides the
+ * error counters, as controller-runtime counts a recovered panic and a
+ * reconcile that outlived its `ReconciliationTimeout`.
  *
  * Controllers sharing a registry share the families and differ by label;
  * each registry is the caller's own, so two controllers in separate
@@ -93,6 +106,15 @@ export function controllerMetrics(options: ControllerMetricsOptions): Controller
     'Total number of terminal reconciliation errors per controller',
     ['controller'],
   );
+  const panics = counterOn(registry, 'controller_runtime_reconcile_panics_total', 'Total number of reconciliation panics per controller', [
+    'controller',
+  ]);
+  const timeouts = counterOn(
+    registry,
+    'controller_runtime_reconcile_timeouts_total',
+    'Total number of reconciliation timeouts per controller',
+    ['controller'],
+  );
   const time = histogramOn(
     registry,
     'controller_runtime_reconcile_time_seconds',
@@ -109,12 +131,19 @@ export function controllerMetrics(options: ControllerMetricsOptions): Controller
   const activeWorkers = gaugeOn(registry, 'controller_runtime_active_workers', 'Number of currently used workers per controller', [
     'controller',
   ]);
-  const queue = workqueueMetrics({ name: controller, registry, scheduler: options.scheduler });
+  const queue = workqueueMetrics({
+    name: controller,
+    registry,
+    ...(options.scheduler !== undefined ? { scheduler: options.scheduler } : {}),
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
+  });
 
   const results = ['success', 'error', 'requeue', 'requeue_after'] as const;
   for (const result of results) total.inc({ controller, result }, 0);
   errors.inc(labels, 0);
   terminal.inc(labels, 0);
+  panics.inc(labels, 0);
+  timeouts.inc(labels, 0);
   time.zero(labels);
   maxConcurrent.set(labels, options.maxConcurrentReconciles ?? 1);
   activeWorkers.set(labels, 0);
@@ -135,6 +164,8 @@ export function controllerMetrics(options: ControllerMetricsOptions): Controller
         total.inc({ controller, result: 'error' });
         errors.inc(labels);
     }
+    if (o.failure === 'panic') panics.inc(labels);
+    else if (o.failure === 'timeout') timeouts.inc(labels);
     time.observe(labels, o.duration / 1000);
   };
 
@@ -158,7 +189,7 @@ export function controllerMetrics(options: ControllerMetricsOptions): Controller
     remove: () => {
       queue.remove();
       for (const result of results) total.remove({ controller, result });
-      for (const metric of [errors, terminal, time, maxConcurrent, activeWorkers]) metric.remove(labels);
+      for (const metric of [errors, terminal, panics, timeouts, time, maxConcurrent, activeWorkers]) metric.remove(labels);
     },
   };
 }

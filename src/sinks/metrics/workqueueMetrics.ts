@@ -12,7 +12,7 @@ export const workqueueDurationBuckets: readonly number[] = [1e-8, 1e-7, 1e-6, 1e
 /**
  * The hooks of `reconcileByKey`'s `observer` option (its `WorkqueueObserver`,
  * by shape: metrics import no operator), every one present. Times are ms of
- * the queue's scheduler.
+ * the queue's clock.
  */
 export interface WorkqueueHooks {
   /** A key entered the queue. */
@@ -23,7 +23,7 @@ export interface WorkqueueHooks {
   started(key: ObjectKey, queuedMs: number): void;
   /** A run ended after `workMs`. */
   finished(key: ObjectKey, workMs: number): void;
-  /** The run just finished asked the rate limiter for a delay. */
+  /** The run just finished asked for a rerun, rate-limited or after a delay. */
   retried(key: ObjectKey): void;
   /** The number of runs in flight is now `n`. */
   activeWorkers(n: number): void;
@@ -41,8 +41,10 @@ export interface WorkqueueMetricsOptions {
   /** The queue's name: the `name` and `controller` labels, as controller-runtime sets both to the controller's name. */
   name: string;
   registry: Registry;
-  /** Where "now" comes from for the scrape-time gauges: the queue's own scheduler (default `asyncScheduler`). */
+  /** Where "now" comes from for the scrape-time gauges, without `clock`: the queue's own scheduler (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
+  /** The queue's `clock`, when it has one: the scrape-time gauges age runs on it (default: the scheduler's `now()`). */
+  clock?: () => number;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface WorkqueueMetricsOptions {
  * | `workqueue_adds_total{name,controller}` | counter | `added` |
  * | `workqueue_queue_duration_seconds{name,controller}` | histogram | `started`'s `queuedMs` |
  * | `workqueue_work_duration_seconds{name,controller}` | histogram | `finished`'s `workMs` |
- * | `workqueue_retries_total{name,controller}` | counter | `retried` |
+ * | `workqueue_retries_total{name,controller}` | counter | `retried`: every rerun asked for, rate-limited or `requeueAfter` |
  * | `workqueue_unfinished_work_seconds{name,controller}` | gauge | at scrape: the summed age of the runs in flight |
  * | `workqueue_longest_running_processor_seconds{name,controller}` | gauge | at scrape: the age of the oldest run in flight |
  *
@@ -67,6 +69,7 @@ export interface WorkqueueMetricsOptions {
 export function workqueueMetrics(options: WorkqueueMetricsOptions): WorkqueueMetrics {
   const { name, registry } = options;
   const scheduler = options.scheduler ?? asyncScheduler;
+  const clock = options.clock ?? (() => scheduler.now());
   const labels = { name, controller: name };
   const depthLabels = { ...labels, priority: '' };
 
@@ -109,7 +112,7 @@ export function workqueueMetrics(options: WorkqueueMetricsOptions): WorkqueueMet
   const startedAt = new Map<ObjectKey, number>();
 
   const updateUnfinished = (): void => {
-    const now = scheduler.now();
+    const now = clock();
     let total = 0;
     let oldest = 0;
     for (const start of startedAt.values()) {
@@ -136,7 +139,7 @@ export function workqueueMetrics(options: WorkqueueMetricsOptions): WorkqueueMet
     added: () => adds.inc(labels),
     depth: (n) => depth.set(depthLabels, n),
     started: (key, queuedMs) => {
-      startedAt.set(key, scheduler.now());
+      startedAt.set(key, clock());
       latency.observe(labels, queuedMs / 1000);
     },
     finished: (key, workMs) => {

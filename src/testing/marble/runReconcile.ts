@@ -208,6 +208,8 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
     client,
     recorder,
     scheduler,
+    // A run in virtual time has no use for the process's CPU and memory, and each registry that gets them keeps a monitor.
+    processMetrics: options.processMetrics ?? false,
     signal: shutdown.signal,
     reconcile: reconcile as ControllerReconciler<T>,
   });
