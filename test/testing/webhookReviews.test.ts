@@ -28,7 +28,8 @@ describe('the webhook test helpers', () => {
     });
     const result = await callAdmission(defaulter, admissionReview('CREATE', pa));
     expect(result.patch).to.deep.equal([{ op: 'add', path: '/spec/minReplicas', value: 1 }]);
-    expectAdmission(result, { allowed: true, patched: { ...pa, spec: { maxReplicas: 3, minReplicas: 1 } } });
+    const defaulted = { ...pa, spec: { maxReplicas: 3, minReplicas: 1 } };
+    expectAdmission(result, { allowed: true, patched: defaulted });
   });
 
   it('say what differs when an answer is not the expected one', async () => {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerWithWebhooks } from '../admission/admittedWrite.js';
 import { badRequest, methodNotAllowed } from '../api/statusError.js';
 import type { Faults } from '../faults.js';
 import { handleWatch } from '../watch/watchHandler.js';
@@ -73,7 +74,7 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     sendFailure(ctx, req, res, prepared, error);
     return;
   }
-  writeResponse(res, answer(ctx, prepared, body));
+  writeResponse(res, await answerWithWebhooks(ctx, prepared, body));
 }
 
 export function createRequestHandler(ctx: HandlerContext): (req: IncomingMessage, res: ServerResponse) => void {
