@@ -95,9 +95,11 @@ async function admitted(ctx: ExchangeContext, prepared: PreparedRequest, body: B
 /**
  * Answers an authenticated request, calling the admission webhooks of the
  * cluster for a write their rules name. Never throws: an error is its Status.
+ * `alreadyAdmitted`: the request passed authentication and faults already
+ * (a request the conversion layer serves through another version).
  */
-export async function answerWithWebhooks(ctx: ExchangeContext, prepared: PreparedRequest, body: Buffer): Promise<ApiResponse> {
-  const refused = refusal(ctx, prepared);
+export async function answerWithWebhooks(ctx: ExchangeContext, prepared: PreparedRequest, body: Buffer, alreadyAdmitted = false): Promise<ApiResponse> {
+  const refused = alreadyAdmitted ? undefined : refusal(ctx, prepared);
   if (refused !== undefined) return refused;
   const { route, type } = prepared;
   const operation = operationOf(prepared.info.verb);
