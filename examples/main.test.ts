@@ -52,6 +52,8 @@ describe('the main job (examples/main.ts) in its own process', () => {
     expect(out).to.match(/metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
     expect(out).to.contain('[11/11] delete every third burst autoscaler, scale the others up by one: converged in');
     expect(out).to.match(/steps: +11\/11 converged/);
+    expect(out).to.contain('  webhooks:    denied "invalid": admission webhook "validate.autoscaling.rxkube.dev" denied the request: spec.minReplicas (5) must be at most spec.maxReplicas (2)\n');
+    expect(out).to.contain('  webhooks:    "legacy" written at v1 {targetDeployment: legacy-target}, read at v2 {scaleTargetRef.name: legacy-target}\n');
     expect(out).to.match(/reconciles: +\d+ \(\d+ ok, \d+ failed and retried\); \/metrics said \d+ successful/);
     expect(out.trimEnd().split('\n').at(-1)).to.equal('  result:      CONVERGED: every object reached the state the controller should give it');
     expect(code).to.equal(0);
