@@ -3,13 +3,13 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AdmissionregistrationV1Api, ApiException, CoreV1Api, PatchStrategy, setHeaderOptions, type V1ConfigMap } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, ApiException, ApiextensionsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1ConfigMap } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { VirtualTimeScheduler } from 'rxjs';
 import { stringify } from 'yaml';
 import type { ApiServer } from 'rxkube/testing';
 import { allow, deny, mutatingWebhook, selfSignedCertificates, startWebhookServer, validatingWebhook, type AdmissionRequest, type SelfSignedCertificates, type WebhookServer } from 'rxkube/webhooks';
-import { start } from './apiserver.helpers.js';
+import { eventually, modelCrd, start, widgetCrd } from './apiserver.helpers.js';
 
 /**
  * The embedded API server calling admission webhooks that rxkube serves,
@@ -71,6 +71,14 @@ describe('the embedded API server calling admission webhooks', function () {
         '/require-defaulted': validatingWebhook((request) => {
           seen.push(request);
           return (request.object as V1ConfigMap).metadata?.labels?.defaulted === 'true' ? allow() : deny('not defaulted');
+        }),
+        '/label-a': mutatingWebhook<V1ConfigMap & { metadata: { labels?: Record<string, string> } }>((object, request) => {
+          seen.push(request);
+          object.metadata.labels = { ...object.metadata.labels, 'seen-b': object.metadata.labels?.b ?? 'none' };
+        }),
+        '/label-b': mutatingWebhook<V1ConfigMap & { metadata: { labels?: Record<string, string> } }>((object, request) => {
+          seen.push(request);
+          object.metadata.labels = { ...object.metadata.labels, b: '1' };
         }),
         '/slow': validatingWebhook((request, signal) => {
           seen.push(request);
@@ -288,6 +296,68 @@ describe('the embedded API server calling admission webhooks', function () {
       await old.close();
     }
   });
+
+  for (const policy of ['IfNeeded', 'Never'] as const) {
+    it(`${policy === 'IfNeeded' ? 'calls' : 'does not call'} a mutating webhook again after a later one changed the object, under reinvocationPolicy ${policy}`, async () => {
+      await mutating({ path: '/label-a', reinvocationPolicy: policy });
+      // Configurations run in the order of their names: m-label-a, then m-label-b.
+      await mutating({ path: '/label-b' });
+      const created = await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('re') });
+      expect(created.metadata?.labels).to.deep.equal(policy === 'IfNeeded' ? { 'seen-b': '1', b: '1' } : { 'seen-b': 'none', b: '1' });
+      expect(seen).to.have.length(policy === 'IfNeeded' ? 3 : 2);
+    });
+  }
+
+  it('calls a webhook for a subresource only when its rules name the subresource', async () => {
+    const crds = server.kubeConfig().makeApiClient(ApiextensionsV1Api);
+    const custom = server.kubeConfig().makeApiClient(CustomObjectsApi);
+    await crds.createCustomResourceDefinition({ body: modelCrd(widgetCrd()) });
+    try {
+      await eventually(async () => (await crds.readCustomResourceDefinition({ name: 'widgets.example.com' })).status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'));
+      const widget = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' }, spec: { size: 1 } };
+      await custom.createNamespacedCustomObject({ group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', body: widget });
+      await admission.createValidatingWebhookConfiguration({
+        body: {
+          metadata: { name: 'status-only' },
+          webhooks: [{ ...hook({ path: '/deny-all', operations: ['UPDATE'] }), rules: [{ operations: ['UPDATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets/status'] }] } as never],
+        },
+      });
+      const ref = { group: 'example.com', version: 'v1', namespace: 'default', plural: 'widgets', name: 'w' };
+      await custom.patchNamespacedCustomObject({ ...ref, body: { spec: { size: 2 } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      expect(seen).to.have.length(0);
+      const failure = await failureOf(custom.patchNamespacedCustomObjectStatus({ ...ref, body: { status: { ready: true } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)));
+      expect(failure.message).to.equal('admission webhook "deny-all.rxkube.dev" denied the request: no UPDATE here');
+      expect(seen.map((r) => [r.subResource, r.resource.resource, (r.object as { status?: unknown }).status])).to.deep.equal([['status', 'widgets', { ready: true }]]);
+    } finally {
+      await crds.deleteCustomResourceDefinition({ name: 'widgets.example.com' });
+    }
+  });
+
+  for (const matchPolicy of ['Equivalent', 'Exact'] as const) {
+    it(`${matchPolicy === 'Equivalent' ? 'sends' : 'does not send'} a write through v2 to a webhook whose rules name v1, under matchPolicy ${matchPolicy}`, async () => {
+      const crds = server.kubeConfig().makeApiClient(ApiextensionsV1Api);
+      const custom = server.kubeConfig().makeApiClient(CustomObjectsApi);
+      const crd = widgetCrd() as { spec: { versions: Record<string, unknown>[] } };
+      crd.spec.versions.push({ ...crd.spec.versions[0], name: 'v2', storage: false });
+      await crds.createCustomResourceDefinition({ body: modelCrd(crd as Record<string, unknown>) });
+      try {
+        await eventually(async () => (await crds.readCustomResourceDefinition({ name: 'widgets.example.com' })).status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'));
+        await admission.createValidatingWebhookConfiguration({
+          body: { metadata: { name: 'v1-only' }, webhooks: [{ ...hook({ path: '/deny-all' }), matchPolicy, rules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] }] } as never] },
+        });
+        const write = custom.createNamespacedCustomObject({ group: 'example.com', version: 'v2', namespace: 'default', plural: 'widgets', body: { apiVersion: 'example.com/v2', kind: 'Widget', metadata: { name: 'w2' }, spec: {} } });
+        if (matchPolicy === 'Exact') {
+          await write;
+          expect(seen).to.have.length(0);
+        } else {
+          expect((await failureOf(write)).message).to.equal('admission webhook "deny-all.rxkube.dev" denied the request: no CREATE here');
+          expect(seen.map((r) => [r.kind.version, r.requestKind?.version, r.object?.apiVersion])).to.deep.equal([['v1', 'v2', 'example.com/v1']]);
+        }
+      } finally {
+        await crds.deleteCustomResourceDefinition({ name: 'widgets.example.com' });
+      }
+    });
+  }
 
   it('calls no webhook for a resource or operation its rules do not name', async () => {
     await validating({ path: '/deny-all', operations: ['DELETE'], resources: ['secrets'] });

@@ -1,3 +1,9 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { ApiextensionsV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import type { ApiServer } from 'rxkube/testing';
@@ -123,6 +129,19 @@ describe('the embedded API server converting through a conversion webhook', func
     await custom.createNamespacedCustomObject({ group: 'example.com', version: 'v2', namespace: 'default', plural: 'widgets', body: { apiVersion: 'example.com/v2', kind: 'Widget', metadata: { name: 'c' }, spec: { dimensions: { size: 1 } } } });
     const [, , third] = await watch.until(3, 'ADDED');
     expect([third?.object.apiVersion, third?.object.spec]).to.deep.equal(['example.com/v1', { size: 1 }]);
+  });
+
+  (existsSync('/usr/bin/kubectl') ? it : it.skip)('shows kubectl the object converted to the version it asks for', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rxkube-conversion-'));
+    try {
+      const kubeconfig = join(dir, 'kubeconfig');
+      await server.writeKubeconfig(kubeconfig);
+      const run = (args: string[]) => promisify(execFile)('/usr/bin/kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), ...args], { env: { PATH: process.env.PATH ?? '', HOME: dir } });
+      expect((await run(['get', 'widgets.v1.example.com', 'a', '-o', 'jsonpath={.apiVersion} {.spec.size}'])).stdout).to.equal('example.com/v1 3');
+      expect((await run(['get', 'widgets.v2.example.com', 'a', '-o', 'jsonpath={.apiVersion} {.spec.dimensions.size}'])).stdout).to.equal('example.com/v2 3');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails a write the webhook cannot convert with a 500 that carries its message, storing nothing', async () => {
