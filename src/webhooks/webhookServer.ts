@@ -207,10 +207,12 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const sockets = new Set<Socket>();
   const server: Server = createServer({ cert: current.cert, key: current.key }, (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? '/', 'https://webhook').pathname;
-    const done = s.metrics.started(path);
+    // Only the served paths are labels: a scan of made-up paths must not grow the metrics without bound.
+    const served = Object.hasOwn(options.webhooks, path);
+    const done = served ? s.metrics.started(path) : () => {};
     const send = (answer: Answer): void => {
       done();
-      s.metrics.answered(path, answer.status);
+      if (served) s.metrics.answered(path, answer.status);
       if (res.headersSent || res.destroyed) return;
       res.writeHead(answer.status, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify(answer.body));

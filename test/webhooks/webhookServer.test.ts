@@ -169,6 +169,7 @@ describe('the webhook server', function () {
     it('answers 404 for a path it does not serve and 405 for a GET', async () => {
       await start();
       expect((await send('/nowhere', review)).status).to.equal(404);
+      expect(await (server as WebhookServer).registry.metrics()).to.not.include('/nowhere');
       expect((await post(`${(server as WebhookServer).url}/validate`, certs.caCert, '', {}, 'GET')).status).to.equal(405);
     });
 
