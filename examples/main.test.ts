@@ -22,7 +22,9 @@ function runMain(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number
   });
 }
 
-describe('the main job (examples/main.ts) in its own process', () => {
+describe('the main job (examples/main.ts) in its own process', function () {
+  // The job runs its eleven steps, then its webhook checks, in a process of its own: on a busy machine that takes a while.
+  this.timeout(90_000);
   let home: string;
   // A cluster nobody asked for: the default kubeconfig of the user running the job points at it.
   let bystander: ApiServer;

@@ -1,4 +1,4 @@
-import forge from 'node-forge';
+import type forgeTypes from 'node-forge';
 import { generateKeyPair, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,13 +41,20 @@ function serialNumber(): string {
   return bytes.toString('hex');
 }
 
+type Forge = typeof forgeTypes;
+
+/** node-forge is loaded on first use: a process that reads its certificates from files never pays for it. */
+async function loadForge(): Promise<Forge> {
+  return (await import('node-forge')).default;
+}
+
 /** An RSA key pair made by Node's crypto (forge's own generator is pure JavaScript and slow), in forge's form. */
-async function rsaKeys(): Promise<{ publicKey: forge.pki.rsa.PublicKey; privateKey: forge.pki.rsa.PrivateKey }> {
+async function rsaKeys(forge: Forge): Promise<{ publicKey: forgeTypes.pki.rsa.PublicKey; privateKey: forgeTypes.pki.rsa.PrivateKey }> {
   const { publicKey, privateKey } = await promisify(generateKeyPair)('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
   return { publicKey: forge.pki.publicKeyFromPem(publicKey), privateKey: forge.pki.privateKeyFromPem(privateKey) };
 }
 
-function certificate(subject: string, publicKey: forge.pki.PublicKey, notBefore: Date, notAfter: Date, extensions: object[]): forge.pki.Certificate {
+function certificate(forge: Forge, subject: string, publicKey: forgeTypes.pki.PublicKey, notBefore: Date, notAfter: Date, extensions: object[]): forgeTypes.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.serialNumber = serialNumber();
   cert.publicKey = publicKey;
@@ -62,17 +69,18 @@ function certificate(subject: string, publicKey: forge.pki.PublicKey, notBefore:
 export async function selfSignedCertificates(options: SelfSignedOptions = {}): Promise<SelfSignedCertificates> {
   const notBefore = options.notBefore ?? new Date(Date.now() - 60_000);
   const notAfter = options.notAfter ?? new Date(notBefore.getTime() + 365 * 24 * 3600_000);
-  const caKeys = await rsaKeys();
-  const ca = certificate('rxkube webhook CA', caKeys.publicKey, notBefore, notAfter, [
+  const forge = await loadForge();
+  const caKeys = await rsaKeys(forge);
+  const ca = certificate(forge, 'rxkube webhook CA', caKeys.publicKey, notBefore, notAfter, [
     { name: 'basicConstraints', cA: true, critical: true },
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
   ]);
   ca.setIssuer(ca.subject.attributes);
   ca.sign(caKeys.privateKey, forge.md.sha256.create());
-  const keys = await rsaKeys();
+  const keys = await rsaKeys(forge);
   const dnsNames = options.dnsNames ?? ['localhost'];
   const ips = options.ipAddresses ?? ['127.0.0.1', '::1'];
-  const serving = certificate(dnsNames[0] ?? ips[0] ?? 'webhook', keys.publicKey, notBefore, notAfter, [
+  const serving = certificate(forge, dnsNames[0] ?? ips[0] ?? 'webhook', keys.publicKey, notBefore, notAfter, [
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: true },

@@ -50,6 +50,13 @@ describe('the webhook test helpers', () => {
     expect(String(error)).to.include('boom');
   });
 
+  it('reject naming what a handler returned that is no verdict', async () => {
+    const broken = validatingWebhook(() => 42 as never);
+    let error: unknown;
+    await callAdmission(broken, admissionReview('CREATE', pa)).catch((e: unknown) => (error = e));
+    expect(String(error)).to.include('the validating handler returned 42, not allow() or deny()');
+  });
+
   it('call a conversion handler with the ConversionReview the API server sends', async () => {
     const webhook = conversionWebhook([
       { group: 'autoscaling.rxkube.dev', kind: 'PodAutoscaler', hub: 'v2', spokes: { v1: { toHub: (o) => ({ ...o, hub: true }) as never, fromHub: (o) => o } } },
