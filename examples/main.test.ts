@@ -35,7 +35,9 @@ function missing(panel: DashboardPanel, scraped: Sample[]): string | undefined {
   return undefined;
 }
 
-describe('the main job (examples/main.ts) in its own process', () => {
+describe('the main job (examples/main.ts) in its own process', function () {
+  // The job runs its eleven steps, then its webhook checks, in a process of its own: on a busy machine that takes a while.
+  this.timeout(90_000);
   let home: string;
   // A cluster nobody asked for: the default kubeconfig of the user running the job points at it.
   let bystander: ApiServer;
@@ -65,6 +67,8 @@ describe('the main job (examples/main.ts) in its own process', () => {
     expect(out).to.match(/metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
     expect(out).to.contain('[11/11] delete every third burst autoscaler, scale the others up by one: converged in');
     expect(out).to.match(/steps: +11\/11 converged/);
+    expect(out).to.contain('  webhooks:    denied "invalid": admission webhook "validate.autoscaling.rxkube.dev" denied the request: spec.minReplicas (5) must be at most spec.maxReplicas (2)\n');
+    expect(out).to.contain('  webhooks:    "legacy" written at v1 {targetDeployment: legacy-target}, read at v2 {scaleTargetRef.name: legacy-target}\n');
     expect(out).to.match(/reconciles: +\d+ \(\d+ ok, \d+ failed and retried\); \/metrics said \d+ successful/);
     expect(out.trimEnd().split('\n').at(-1)).to.equal('  result:      CONVERGED: every object reached the state the controller should give it');
     expect(code).to.equal(0);

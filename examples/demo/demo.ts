@@ -10,6 +10,9 @@ import type { PodAutoscaler } from '../podautoscaler/types.js';
 import { createDisplay, type Display } from './display.js';
 import { recordingLogger } from './recordingLogger.js';
 import { steps } from './script.js';
+import { checkWebhooks, registerWebhooks, type WebhookReport } from './webhookChecks.js';
+import { selfSignedCertificates } from 'rxkube/webhooks';
+import { podAutoscalerWebhooks } from '../podautoscaler/webhooks.js';
 import { describeProblem, problems, stateReader, type ClusterState, type Problem } from './state.js';
 
 export interface DemoOptions {
@@ -62,13 +65,17 @@ export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean>
   let final: ClusterState | undefined;
   let left: string[] = ['the demo did not get to check'];
   let metricsText = '';
+  let webhookReport: WebhookReport | undefined;
 
   try {
     display.line(`rxkube main job: the podautoscaler controller on ${cluster.where}, namespace "${namespace}"`);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { signal: stop.signal });
     await installCrd(client, { signal: stop.signal });
+    // Only the embedded server can call back into this process: a real cluster gets no webhooks.
+    const certs = cluster.embedded === undefined ? undefined : await selfSignedCertificates({ ipAddresses: ['127.0.0.1'] });
     running = await runController({
       ...podAutoscalerOptions(cluster.kubeConfig, { namespace, concurrency: 4, logger, recorder }),
+      ...(certs !== undefined ? { webhooks: { tls: certs, port: 0, host: '127.0.0.1', ...podAutoscalerWebhooks() } } : {}),
       health: { port: metricsPort, host: '127.0.0.1' },
       onOutcome: (outcome: ReconcileOutcome) => {
         counts.total++;
@@ -79,6 +86,7 @@ export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean>
     // A SIGINT or SIGTERM stops the controller; the script then stops too.
     void running.done.finally(() => stop.abort());
     display.line(`metrics: ${running.health?.url}/metrics   (Ctrl-C stops)`);
+    if (certs !== undefined) await registerWebhooks(client, running, certs.caBundle, stop.signal);
     const read = stateReader(cluster.kubeConfig, namespace);
     const registry = running.controller.registry;
 
@@ -112,8 +120,14 @@ export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean>
       if (!converged) break;
       if (i < steps.length - 1) await sleep(pace, stop.signal);
     }
+    if (certs !== undefined && !stop.signal.aborted) {
+      webhookReport = await checkWebhooks(client, namespace, stop.signal);
+      // "legacy" is a PodAutoscaler like the others: give the controller the time of a step to report it.
+      const checked = Date.now();
+      while (!stop.signal.aborted && Date.now() - checked < stepTimeout && problems(await read(stop.signal)).length > 0) await sleep(50, stop.signal);
+    }
     final = await read(stop.signal);
-    left = problems(final).map(describeProblem);
+    left = [...problems(final).map(describeProblem), ...(webhookReport?.problems ?? [])];
     if (stop.signal.aborted) left.push('the demo was interrupted');
     if (results.length < steps.length && left.length === 0) left = [`only ${results.length} of ${steps.length} steps ran`];
     metricsText = await (await fetch(`${running.health?.url}/metrics`)).text();
@@ -132,6 +146,7 @@ export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean>
     final,
     left,
     metricsText,
+    webhookReport,
     logger,
     seconds: (Date.now() - started) / 1000,
     converged,
@@ -184,6 +199,7 @@ interface SummaryInput {
   final: ClusterState | undefined;
   left: string[];
   metricsText: string;
+  webhookReport: WebhookReport | undefined;
   logger: ReturnType<typeof recordingLogger>;
   seconds: number;
   converged: boolean;
@@ -202,6 +218,9 @@ function summary(display: Display, s: SummaryInput): void {
       (scraped !== undefined ? `; /metrics said ${scraped} successful` : ''),
     `  objects:     ${s.final?.autoscalers.length ?? '?'} PodAutoscalers, ${s.final?.deployments.length ?? '?'} Deployments`,
     `  controller:  ${s.logger.errors} errors, ${s.logger.warnings} warnings logged` + (s.logger.lastError ? ` (last: ${s.logger.lastError})` : ''),
+    ...(s.webhookReport === undefined
+      ? [`  webhooks:    ${s.cluster.embedded === undefined ? 'not registered (a real cluster cannot call back into this process)' : 'not checked'}`]
+      : s.webhookReport.lines.map((line) => `  webhooks:    ${line}`)),
     `  time:        ${s.seconds.toFixed(1)} s`,
   ];
   for (const problem of s.left.slice(0, 10)) lines.push(`  not converged: ${problem}`);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { KubeClient, KubeObject } from 'rxkube';
+import { v2Version } from './webhooks.js';
 
 const crdFile = new URL('./crd.yaml', import.meta.url);
 
@@ -23,4 +24,16 @@ export async function installCrd(client: KubeClient, options: { signal?: AbortSi
     if (Date.now() > deadline) throw new Error(`CustomResourceDefinition ${crd.metadata.name ?? ''} not Established after ${options.timeoutMs ?? 30_000} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * Adds v2 to the CRD and converts between v1 and v2 through the
+ * conversion webhook at `url` (whose CA is `caBundle`): what a cluster
+ * needs once the controller serves its webhooks.
+ */
+export async function installConversion(client: KubeClient, url: string, caBundle: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+  const crd = podAutoscalerCrd() as KubeObject & { spec: { versions: unknown[]; conversion?: unknown } };
+  crd.spec.versions.push(v2Version());
+  crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url, caBundle } } };
+  await client.apply(crd, { force: true, ...(options.signal ? { signal: options.signal } : {}) });
 }

@@ -4,6 +4,10 @@ import type { Condition, KubeObject, WatchedResource } from 'rxkube';
 export interface PodAutoscalerSpec {
   targetDeployment: string;
   replicas: number;
+  /** Set to 1 by the defaulting webhook when left out. */
+  minReplicas?: number;
+  /** The validating webhook refuses a minReplicas above it. */
+  maxReplicas?: number;
 }
 
 export interface PodAutoscalerStatus {

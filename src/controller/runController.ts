@@ -2,7 +2,9 @@ import { createDefaultLogger } from '../logger.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
 import { startHealthServer, type HealthServer } from '../sinks/metrics/healthServer.js';
 import type { KubeObject } from '../types.js';
+import type { WebhookServer } from '../webhooks/webhookServer.js';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
+import { serveControllerWebhooks, type ControllerWebhooks } from './controllerWebhooks.js';
 
 export interface RunControllerOptions<T extends KubeObject> extends ControllerOptions<T> {
   /**
@@ -12,6 +14,12 @@ export interface RunControllerOptions<T extends KubeObject> extends ControllerOp
   health?: { port?: number; host?: string } | false;
   /** Shut down gracefully on SIGTERM and SIGINT (default true). */
   handleSignals?: boolean;
+  /**
+   * Admission and conversion webhooks of the primary kind, served over HTTPS
+   * beside the health server (see `webhookPaths`); `/readyz` waits for their
+   * serving certificate.
+   */
+  webhooks?: ControllerWebhooks<T>;
   /** Told of every outcome (the default logs failures; successes at debug). One that throws shuts the controller down, and `done` rejects naming it. */
   onOutcome?: (outcome: ReconcileOutcome) => void;
 }
@@ -20,6 +28,8 @@ export interface RunningController<T extends KubeObject> {
   readonly controller: Controller<T>;
   /** The health server, when one was asked for. */
   readonly health: HealthServer | undefined;
+  /** The webhook server, once its certificate is loaded and it listens; undefined without `webhooks`. */
+  readonly webhooks: Promise<WebhookServer> | undefined;
   /** Starts a graceful shutdown, as SIGTERM does; called again, ends the grace period at once, as a second SIGTERM does. */
   stop(): void;
   /**
@@ -52,6 +62,20 @@ export async function runController<T extends KubeObject>(options: RunController
   else options.stopNow?.addEventListener('abort', onCallerStopNow, { once: true });
   const running = controller<T>({ ...options, logger, signal: abort.signal, stopNow: abortNow.signal });
 
+  const stopWebhooks = new AbortController();
+  let webhookServer: WebhookServer | undefined;
+  const webhooks =
+    options.webhooks === undefined ? undefined : serveControllerWebhooks(options.for, options.webhooks, { registry: running.registry, logger, signal: stopWebhooks.signal });
+  webhooks?.then(
+    (server) => (webhookServer = server),
+    (error: unknown) => {
+      if (!stopWebhooks.signal.aborted) {
+        logger.error({ err: error }, 'webhooks: the server did not start; shutting down');
+        abort.abort();
+      }
+    },
+  );
+  const readyz = { synced: () => running.synced(), leader: () => running.ready(), ...(webhooks !== undefined ? { webhooks: () => webhookServer !== undefined } : {}) };
   const health =
     options.health === false
       ? undefined
@@ -59,7 +83,7 @@ export async function runController<T extends KubeObject>(options: RunController
           ...options.health,
           registry: running.registry,
           logger,
-          checks: { healthz: () => true, readyz: { synced: () => running.synced(), leader: () => running.ready() } },
+          checks: { healthz: () => true, readyz },
         });
 
   const onSignal = (signal: NodeJS.Signals) => {
@@ -110,10 +134,12 @@ export async function runController<T extends KubeObject>(options: RunController
       process.off('SIGINT', onSignal);
     }
     await health?.close();
+    stopWebhooks.abort();
+    await webhooks?.then((server) => server.close(), () => {});
     logger.info({}, 'controller stopped');
   });
   // Awaited or not, a failure must never surface as an unhandled rejection.
   done.catch(() => {});
 
-  return { controller: running, health, stop: () => (abort.signal.aborted ? abortNow.abort() : abort.abort()), done };
+  return { controller: running, health, webhooks, stop: () => (abort.signal.aborted ? abortNow.abort() : abort.abort()), done };
 }

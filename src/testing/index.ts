@@ -34,3 +34,7 @@ export { added, bookmark, deleted, list, listed, modified, restart, synced } fro
 
 // The embedded API server over HTTP, for integration tests.
 export { startApiServer, type ApiServer, type ApiServerOptions } from '../apiserver/startApiServer.js';
+
+// Webhook handlers called directly, with the reviews the API server would send.
+export { admissionReview, callAdmission, callConversion, conversionReview, expectAdmission } from './webhooks/reviews.js';
+export type { AdmissionExpectation, AdmissionResult, AdmissionReviewOptions } from './webhooks/reviews.js';

@@ -16,7 +16,7 @@ interface BuiltinSpec {
   extraSubresources?: ResourceType['extraSubresources'];
 }
 
-function builtin(spec: BuiltinSpec): ResourceType {
+export function builtin(spec: BuiltinSpec): ResourceType {
   return Object.freeze({
     group: spec.group,
     version: spec.version,

@@ -1,5 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerWithWebhooks } from '../admission/admittedWrite.js';
 import { badRequest, methodNotAllowed } from '../api/statusError.js';
+import { answerConverted, conversionOf } from '../conversion/convertedRequest.js';
+import { watchConverted } from '../conversion/convertedWatch.js';
 import type { Faults } from '../faults.js';
 import { handleWatch } from '../watch/watchHandler.js';
 import { admit, answer, authenticated, failure, prepare, resourceRequest, type ApiRequest, type ExchangeContext, type PreparedRequest } from './exchange.js';
@@ -58,9 +61,14 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
   }
   const delay = ctx.faults.delayFor(prepared.info);
   if (delay > 0) await ctx.sleep(delay);
+  const converted = conversionOf(ctx, prepared);
   if (prepared.info.verb === 'watch') {
     try {
-      serveWatch(ctx, prepared, res);
+      if (converted === undefined) serveWatch(ctx, prepared, res);
+      else {
+        admit(ctx, prepared);
+        watchConverted(ctx, prepared, res, converted);
+      }
     } catch (error) {
       sendFailure(ctx, req, res, prepared, error);
     }
@@ -73,7 +81,9 @@ async function handle(ctx: HandlerContext, req: IncomingMessage, res: ServerResp
     sendFailure(ctx, req, res, prepared, error);
     return;
   }
-  writeResponse(res, answer(ctx, prepared, body));
+  const served =
+    converted === undefined ? await answerWithWebhooks(ctx, prepared, body) : await answerConverted(ctx, prepared, body, converted, (p, b) => answerWithWebhooks(ctx, p, b, true));
+  writeResponse(res, served);
 }
 
 export function createRequestHandler(ctx: HandlerContext): (req: IncomingMessage, res: ServerResponse) => void {

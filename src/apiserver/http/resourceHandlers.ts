@@ -23,7 +23,7 @@ import { resetFieldsFor } from '../writes/writes.js';
  * subresources.
  */
 
-function writeOptions(r: ResourceRequest): WriteOptions {
+export function writeOptions(r: ResourceRequest): WriteOptions {
   const manager = r.query.get('fieldManager') ?? managerFromUserAgent(r.headers.userAgent);
   if (manager.length > 128) {
     throw invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
