@@ -25,6 +25,8 @@ options:
   --host <addr>               address to listen on (default 127.0.0.1)
   --kubeconfig <path>         where to write the kubeconfig (default <tmpdir>/rxkube-<port>.kubeconfig)
   --token <t>                 require "Authorization: Bearer <t>" (written into the kubeconfig)
+  --rbac                      authenticate every request and authorize it by RBAC (the kubeconfig
+                              is a system:masters admin; kubectl create token gives ServiceAccounts theirs)
   --history-window <n>        changes kept for watch resume (default 10000)
   --bookmark-interval-ms <n>  period of watch bookmarks (default 60000)
   -h, --help                  show this help
@@ -53,6 +55,7 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
       host: { type: 'string' },
       kubeconfig: { type: 'string' },
       token: { type: 'string' },
+      rbac: { type: 'boolean' },
       'history-window': { type: 'string' },
       'bookmark-interval-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -69,6 +72,7 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
     port,
     host: values.host,
     token: values.token,
+    rbac: values.rbac ?? false,
     historyWindow: integer('history-window', values['history-window'], 10_000),
     bookmarkIntervalMs: integer('bookmark-interval-ms', values['bookmark-interval-ms'], 60_000),
     logger: createDefaultLogger({ component: 'apiserver' }),
@@ -80,6 +84,7 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
     io.out(`rxkube API server listening on ${server.url}`);
     io.out(`kubeconfig written to ${path}`);
     io.out(`  export KUBECONFIG=${path}`);
+    if (values.rbac) io.out('RBAC is on: the kubeconfig is a system:masters admin');
     io.out('press Ctrl-C to stop');
     await io.untilStopped();
   } finally {

@@ -14,6 +14,7 @@ import { kubeconfigYaml, makeKubeConfig } from './kubeconfig.js';
 import { RequestLog, type RequestLogEntry } from './http/requestLog.js';
 import { describeRef, type ResourceType } from './api/resourceType.js';
 import { ApiError } from './api/statusError.js';
+import { Access, type Subject } from './auth/access.js';
 
 /**
  * Starts the embedded Kubernetes API server: an in-memory kube-apiserver
@@ -44,9 +45,25 @@ export interface ApiServerOptions {
   /** Period of BOOKMARK events on watches that allow them. Default 60,000 ms, as kube. */
   bookmarkIntervalMs?: number;
   logger?: Logger;
-  /** When set, every request needs `Authorization: Bearer <token>` (else 401). */
+  /**
+   * When set, every request needs `Authorization: Bearer <token>` (else
+   * 401); with `rbac`, this is the admin's token (made up when not given).
+   */
   token?: string;
+  /**
+   * Authentication and RBAC as a kube cluster has them (default false: every
+   * request may do anything). Requests then need a bearer token (401
+   * otherwise): the default kubeconfig's is a `system:masters` admin,
+   * `kubeConfigFor` makes others. Roles, ClusterRoles (aggregated, too),
+   * RoleBindings and ClusterRoleBindings decide what each may do, from the
+   * next request after they change (403, worded as kube words it,
+   * otherwise). kube's default ClusterRoles and bindings exist from the start.
+   */
+  rbac?: boolean;
 }
+
+/** Whom `kubeConfigFor` authenticates as: a ServiceAccount `"namespace/name"` (which must exist), or a user and its groups. */
+export type AccessSubject = Subject;
 
 export interface ApiServer {
   /** `http://host:port`. */
@@ -55,6 +72,15 @@ export interface ApiServer {
   kubeConfig(): KubeConfig;
   kubeconfigYaml(): string;
   writeKubeconfig(path: string): Promise<void>;
+  /**
+   * A KubeConfig that authenticates as `subject`: a ServiceAccount, with a
+   * token this server signs (valid while the account exists, an hour by
+   * default), or a user in groups (and `system:authenticated`). What it may
+   * do is up to RBAC (with `rbac` off, anything).
+   */
+  kubeConfigFor(subject: AccessSubject): KubeConfig;
+  /** The same as YAML, for kubectl. */
+  kubeconfigYamlFor(subject: AccessSubject): string;
   /** Ends every open watch, destroys every connection and frees the port. */
   close(): Promise<void>;
   /** The current global resourceVersion. */
@@ -94,7 +120,6 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const historyWindow = options.historyWindow ?? 10_000;
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   const host = options.host ?? '127.0.0.1';
-  const token = options.token;
   const cluster = new Cluster({ historyWindow, logger });
   const faults = new Faults(cluster.hub, cluster.store);
   const requestLog = new RequestLog();
@@ -105,6 +130,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
   const nsType = cluster.namespaceType();
   for (const name of defaultNamespaces) cluster.put(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, 'kube-apiserver');
+  const access = new Access(cluster, { rbac: options.rbac ?? false, token: options.token });
+  const token = access.token;
 
   const handler = createRequestHandler({
     cluster,
@@ -112,6 +139,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     bookmarkIntervalMs,
     logger,
     token,
+    access,
     requestLog,
     now: cluster.now,
     startedAt: cluster.now(),
@@ -150,6 +178,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     kubeConfig: () => makeKubeConfig(url, token),
     kubeconfigYaml: () => kubeconfigYaml(url, token),
     writeKubeconfig: (path) => writeFile(path, kubeconfigYaml(url, token), { mode: 0o600 }),
+    kubeConfigFor: (subject) => makeKubeConfig(url, access.tokenFor(subject)),
+    kubeconfigYamlFor: (subject) => kubeconfigYaml(url, access.tokenFor(subject)),
     get resourceVersion() {
       return String(cluster.store.resourceVersion);
     },
@@ -184,6 +214,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
           sleeper.resolve();
         }
         sleepers.clear();
+        access.close();
         cluster.close();
         server.close(() => resolve());
         server.closeAllConnections();

@@ -1,3 +1,4 @@
+import { rbacResources } from '../auth/rbacResources.js';
 import { builtinResources, eventsStorageKey } from './builtinResources.js';
 import { apiVersionOf, type ResourceType } from './resourceType.js';
 
@@ -13,6 +14,7 @@ export class ResourceRegistry {
 
   constructor() {
     for (const type of builtinResources()) this.add(type);
+    for (const type of rbacResources()) if (this.lookup(type.group, type.version, type.resource) === undefined) this.add(type);
     this.storageVersions.set(eventsStorageKey, 'v1');
   }
 
