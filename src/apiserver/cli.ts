@@ -17,7 +17,7 @@ import { startApiServer, type ApiServer } from './startApiServer.js';
 
 export const apiserverUsage = `usage: rxkube apiserver [options]
 
-Runs rxkube's embedded Kubernetes API server (in memory, plain HTTP) until
+Runs rxkube's embedded Kubernetes API server (in memory, plain HTTP; HTTPS with --rbac) until
 interrupted, and writes a kubeconfig that points kubectl and client-node at it.
 
 options:
@@ -25,8 +25,9 @@ options:
   --host <addr>               address to listen on (default 127.0.0.1)
   --kubeconfig <path>         where to write the kubeconfig (default <tmpdir>/rxkube-<port>.kubeconfig)
   --token <t>                 require "Authorization: Bearer <t>" (written into the kubeconfig)
-  --rbac                      authenticate every request and authorize it by RBAC (the kubeconfig
-                              is a system:masters admin; kubectl create token gives ServiceAccounts theirs)
+  --rbac                      authenticate every request and authorize it by RBAC, over HTTPS with a
+                              self-signed certificate (the kubeconfig is a system:masters admin;
+                              kubectl create token gives ServiceAccounts theirs)
   --history-window <n>        changes kept for watch resume (default 10000)
   --bookmark-interval-ms <n>  period of watch bookmarks (default 60000)
   -h, --help                  show this help

@@ -3,9 +3,10 @@ import { stringify } from 'yaml';
 
 /**
  * The kubeconfig that points kubectl and client-node at the embedded server.
- * The server speaks plain HTTP; client-node 1.4 refuses `http://` servers
- * unless TLS verification is marked skipped, so the cluster entry says so
- * (kubectl ignores the flag for plain HTTP).
+ * The server speaks plain HTTP, or HTTPS with a self-signed certificate
+ * (with RBAC); client-node 1.4 refuses `http://` servers unless TLS
+ * verification is marked skipped, so the cluster entry says so (kubectl
+ * ignores the flag for plain HTTP, and trusts the certificate with it).
  */
 
 const name = 'rxkube';

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createDefaultLogger, type Logger } from '../logger.js';
@@ -15,6 +16,7 @@ import { RequestLog, type RequestLogEntry } from './http/requestLog.js';
 import { describeRef, type ResourceType } from './api/resourceType.js';
 import { ApiError } from './api/statusError.js';
 import { Access, type Subject } from './auth/access.js';
+import { servingCertificate } from './auth/servingCertificate.js';
 
 /**
  * Starts the embedded Kubernetes API server: an in-memory kube-apiserver
@@ -60,6 +62,12 @@ export interface ApiServerOptions {
    * otherwise). kube's default ClusterRoles and bindings exist from the start.
    */
   rbac?: boolean;
+  /**
+   * Serve HTTPS, with a self-signed certificate made at start (the
+   * kubeconfigs skip verifying it). Default: on with `rbac`, since kubectl
+   * sends a kubeconfig's token only over TLS; off otherwise.
+   */
+  tls?: boolean;
 }
 
 /** Whom `kubeConfigFor` authenticates as: a ServiceAccount `"namespace/name"` (which must exist), or a user and its groups. */
@@ -157,7 +165,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       }),
   });
   // A large socket buffer lets a burst of watch events go out in few writes.
-  const server = createServer({ highWaterMark: 256 * 1024 }, handler);
+  const tls = options.tls ?? options.rbac ?? false;
+  const server: Server = tls
+    ? createTlsServer({ highWaterMark: 256 * 1024, ...servingCertificate(host, Date.now()) }, handler)
+    : createServer({ highWaterMark: 256 * 1024 }, handler);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -165,7 +176,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   server.on('clientError', answerClientError);
   const bound = await listen(server, options.port ?? 0, host);
   address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
-  const url = `http://${address}`;
+  const url = `${tls ? 'https' : 'http'}://${address}`;
 
   function typeOf(ref: ResourceRef): ResourceType {
     const type = cluster.registry.lookup(ref.group ?? '', ref.version, ref.resource);

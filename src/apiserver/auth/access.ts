@@ -6,6 +6,7 @@ import { Authenticator } from './authenticator.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './bootstrapPolicy.js';
 import { ClusterRoleAggregation } from './clusterRoleAggregation.js';
 import { forbiddenRequest } from './forbidden.js';
+import { actingUser, type ImpersonationHeaders } from './impersonation.js';
 import type { PolicyRule } from './policyRule.js';
 import { RbacAuthorizer, type Decision } from './rbacAuthorizer.js';
 import { accessReviewResources, authorizationGroup, rbacGroup } from './rbacResources.js';
@@ -74,6 +75,11 @@ export class Access implements AccessDecider {
   authorize(user: UserInfo | undefined, request: RequestAttributes): void {
     const decision = this.decide(user, request);
     if (!decision.allowed) throw forbiddenRequest(user?.name ?? '', request, decision.reason);
+  }
+
+  /** The user a request acts as, after `Impersonate-*` headers (only RBAC reads them). */
+  impersonate(user: UserInfo, headers: ImpersonationHeaders): UserInfo {
+    return this.authorizer === undefined ? user : actingUser(this.authorizer, user, headers);
   }
 
   rulesFor(user: UserInfo | undefined, namespace: string): { rules: PolicyRule[]; errors: string[] } {

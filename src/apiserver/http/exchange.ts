@@ -55,7 +55,7 @@ export interface PreparedRequest {
   /** The resource type it addresses, when the route names one that is served. */
   readonly type: ResourceType | undefined;
   /** Who sent it, once authenticated (see `userOf`): undefined inside when no token this server knows. */
-  authentication?: { readonly user: UserInfo | undefined };
+  authentication?: { readonly user: UserInfo | undefined; acting?: UserInfo };
 }
 
 const versionInfo = {
@@ -146,10 +146,20 @@ export function prepare(ctx: ExchangeContext, request: ApiRequest): PreparedRequ
   return { request, route, info, log, type };
 }
 
-/** The user a request's bearer token names, authenticated once per request; undefined for none this server knows. */
+/** The user a request's bearer token names, authenticated once per request (undefined for none this server knows); the impersonated one, once admitted. */
 export function userOf(ctx: ExchangeContext, prepared: PreparedRequest): UserInfo | undefined {
   prepared.authentication ??= { user: ctx.access.authenticator.authenticate(prepared.request.headers.authorization) };
-  return prepared.authentication.user;
+  return prepared.authentication.acting ?? prepared.authentication.user;
+}
+
+/** The user a request acts as: its own, or (with RBAC) the one it may impersonate. */
+function actingUserOf(ctx: ExchangeContext, prepared: PreparedRequest): UserInfo | undefined {
+  const user = userOf(ctx, prepared);
+  const headers = prepared.request.headers;
+  const authentication = prepared.authentication as NonNullable<PreparedRequest['authentication']>;
+  if (user === undefined || authentication.acting !== undefined || (headers.impersonateUser === undefined && headers.impersonateGroups === undefined)) return user;
+  authentication.acting = ctx.access.impersonate(user, headers);
+  return authentication.acting;
 }
 
 /**
@@ -167,7 +177,7 @@ export function admit(ctx: ExchangeContext, prepared: PreparedRequest): void {
   if (!authenticated(ctx, prepared)) throw unauthorized();
   if (ctx.access.authorizer !== undefined) {
     const { route, info, request } = prepared;
-    ctx.access.authorize(userOf(ctx, prepared), requestAttributes(route, info.verb, request.method, request.url.pathname, request.url.searchParams));
+    ctx.access.authorize(actingUserOf(ctx, prepared), requestAttributes(route, info.verb, request.method, request.url.pathname, request.url.searchParams));
   }
   const injected = ctx.faults.errorFor(prepared.info);
   if (injected !== undefined) throw injected;
