@@ -128,24 +128,21 @@ const binding: MessageSpec = {
   2: {
     name: 'subjects',
     repeated: true,
-    type: { 1: { name: 'kind', type: 'string' }, 2: { name: 'apiGroup', type: 'string' }, 3: { name: 'name', type: 'string' }, 4: { name: 'namespace', type: 'string' } },
+    type: strings('kind', 'apiGroup', 'name', 'namespace'),
   },
-  3: { name: 'roleRef', type: { 1: { name: 'apiGroup', type: 'string' }, 2: { name: 'kind', type: 'string' }, 3: { name: 'name', type: 'string' } } },
+  3: { name: 'roleRef', type: strings('apiGroup', 'kind', 'name') },
 };
 
-const resourceAttributes: MessageSpec = {
-  1: { name: 'namespace', type: 'string' },
-  2: { name: 'verb', type: 'string' },
-  3: { name: 'group', type: 'string' },
-  4: { name: 'version', type: 'string' },
-  5: { name: 'resource', type: 'string' },
-  6: { name: 'subresource', type: 'string' },
-  7: { name: 'name', type: 'string' },
-};
+/** A message of string fields numbered from 1, in order. */
+function strings(...names: string[]): MessageSpec {
+  return Object.fromEntries(names.map((name, i) => [i + 1, { name, type: 'string' }]));
+}
+
+const resourceAttributes = strings('namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name');
 
 const accessReviewAttributes: MessageSpec = {
   1: { name: 'resourceAttributes', type: resourceAttributes },
-  2: { name: 'nonResourceAttributes', type: { 1: { name: 'path', type: 'string' }, 2: { name: 'verb', type: 'string' } } },
+  2: { name: 'nonResourceAttributes', type: strings('path', 'verb') },
 };
 
 const subjectAccessReview: MessageSpec = {
