@@ -1,5 +1,9 @@
-import { Watch, type V1ClusterRole } from '@kubernetes/client-node';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig, Watch, type V1ClusterRole } from '@kubernetes/client-node';
 import { expect } from 'chai';
+import { runCli } from '../../src/cli.js';
 import type { ApiServer } from 'rxkube/testing';
 import { eventually, failure, start } from './apiserver.helpers.js';
 import { clientsFor, clientsOf, https, role, roleBinding, serviceAccount, tokenOf, type SubjectClients } from './rbac.helpers.js';
@@ -356,5 +360,30 @@ describe('embedded API server: RBAC off (the default)', () => {
     const review = await bot.authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: 'delete', resource: 'nodes' } } } });
     expect(review.status).to.deep.equal({ allowed: true });
     expect((await anyone.rbac.listClusterRole()).items).to.deep.equal([]);
+  });
+});
+
+describe('rxkube apiserver --rbac', () => {
+  it('serves HTTPS with RBAC on, and writes a kubeconfig of a system:masters admin', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rxkube-cli-rbac-'));
+    const path = join(dir, 'kubeconfig');
+    const out: string[] = [];
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    const exit = runCli(['apiserver', '--port', '0', '--kubeconfig', path, '--rbac'], { out: (l) => out.push(l), err: (l) => out.push(l), untilStopped: () => stopped });
+    try {
+      const url = await eventually(() => /listening on (https:\/\/\S+)/.exec(out.join('\n'))?.[1]);
+      expect(out.join('\n')).to.contain('RBAC is on');
+      const kc = new KubeConfig();
+      kc.loadFromString(await readFile(path, 'utf8'));
+      const admin = clientsOf(kc);
+      const review = await admin.authz.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: '*', group: '*', resource: '*' } } } });
+      expect(review.status?.allowed).to.equal(true);
+      expect((await https({ url }, 'GET', '/api/v1/namespaces')).status).to.equal(401);
+    } finally {
+      stop();
+      expect(await exit).to.equal(0);
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

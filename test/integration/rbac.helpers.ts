@@ -52,7 +52,7 @@ export interface HttpsResponse {
 }
 
 /** One HTTPS request with node:https (the server's certificate is self-signed), for what client-node cannot send. */
-export function https(server: ApiServer, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<HttpsResponse> {
+export function https(server: { readonly url: string }, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<HttpsResponse> {
   return new Promise((resolve, reject) => {
     const req = request(`${server.url}${path}`, { method, headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers }, rejectUnauthorized: false }, (res) => {
       const chunks: Buffer[] = [];
