@@ -327,6 +327,24 @@ describe('embedded API server: RBAC', function () {
     expect(() => server.kubeConfigFor({ serviceAccount: `${ns}/nobody` })).to.throw(`the ServiceAccount ${ns}/nobody does not exist`);
   });
 
+  it('answers SelfSubjectReviews (who am I) and TokenReviews (whom does this token name)', async () => {
+    const { ns, bot, user } = await botIn('whoami');
+    const me = await bot.authn.createSelfSubjectReview({ body: {} });
+    expect(me.status?.userInfo?.username).to.equal(user);
+    expect(me.status?.userInfo?.groups).to.deep.equal(['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated']);
+    expect((await admin.authn.createSelfSubjectReview({ body: {} })).status?.userInfo).to.deep.equal({ username: 'rxkube-admin', groups: ['system:masters', 'system:authenticated'] });
+    const review = await admin.authn.createTokenReview({ body: { spec: { token: tokenOf(bot.kc) } } });
+    expect(review.status).to.deep.include({ authenticated: true, audiences: ['https://kubernetes.default.svc.cluster.local'] });
+    expect(review.status?.user?.username).to.equal(user);
+    expect((await admin.authn.createTokenReview({ body: { spec: { token: 'nope' } } })).status?.authenticated).to.equal(undefined);
+    // Token reviews are for whom system:auth-delegator (or more) is bound to.
+    expect((await failure(bot.authn.createTokenReview({ body: { spec: { token: 'nope' } } }))).code).to.equal(403);
+    await admin.rbac.createClusterRoleBinding({
+      body: { metadata: { name: `${ns}-delegator` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' }, subjects: [serviceAccount(ns, 'bot')] },
+    });
+    expect((await bot.authn.createTokenReview({ body: { spec: { token: tokenOf(admin.kc) } } })).status?.user?.username).to.equal('rxkube-admin');
+  });
+
   it('lets a user impersonate only whom RBAC allows, and then acts as them', async () => {
     const { ns, bot, user } = await botIn('imp');
     const asBot = { 'Impersonate-User': user, Authorization: `Bearer ${tokenOf(admin.kc)}` };

@@ -116,6 +116,14 @@ interface Run {
     expect(out).to.match(/\n\s+\[\/healthz\]\s+\[\]\s+\[get\]\n/);
   });
 
+  it('says who is asking with auth whoami', async () => {
+    const bot = await serviceAccountConfig('x', 'bot');
+    expect(await ok(bot, ['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}'])).to.equal(
+      'system:serviceaccount:x:bot ["system:serviceaccounts","system:serviceaccounts:x","system:authenticated"]',
+    );
+    expect(await admin(['auth', 'whoami', '--as=alice', '--as-group=ops', '-o', 'jsonpath={.status.userInfo.username} {.status.userInfo.groups}'])).to.equal('alice ["ops","system:authenticated"]');
+  });
+
   it('issues a token with kubectl create token that kubectl can use', async () => {
     const token = (await admin(['create', 'token', 'bot', '-n', 'x', '--duration=20m'])).trim();
     expect(token.split('.')).to.have.length(3);

@@ -1,5 +1,5 @@
 import { request } from 'node:https';
-import { AppsV1Api, AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api, type KubeConfig, type V1PolicyRule } from '@kubernetes/client-node';
+import { AppsV1Api, AuthenticationV1Api, AuthorizationV1Api, CoreV1Api, RbacAuthorizationV1Api, type KubeConfig, type V1PolicyRule } from '@kubernetes/client-node';
 import type { AccessSubject, ApiServer } from 'rxkube/testing';
 
 /** Helpers of the RBAC integration tests: clients per subject, RBAC objects, raw HTTPS requests. */
@@ -10,6 +10,7 @@ export interface SubjectClients {
   apps: AppsV1Api;
   rbac: RbacAuthorizationV1Api;
   authz: AuthorizationV1Api;
+  authn: AuthenticationV1Api;
 }
 
 export function clientsOf(kc: KubeConfig): SubjectClients {
@@ -19,6 +20,7 @@ export function clientsOf(kc: KubeConfig): SubjectClients {
     apps: kc.makeApiClient(AppsV1Api),
     rbac: kc.makeApiClient(RbacAuthorizationV1Api),
     authz: kc.makeApiClient(AuthorizationV1Api),
+    authn: kc.makeApiClient(AuthenticationV1Api),
   };
 }
 

@@ -9,7 +9,8 @@ import { forbiddenRequest } from './forbidden.js';
 import { actingUser, type ImpersonationHeaders } from './impersonation.js';
 import type { PolicyRule } from './policyRule.js';
 import { RbacAuthorizer, type Decision } from './rbacAuthorizer.js';
-import { accessReviewResources, authorizationGroup, rbacGroup } from './rbacResources.js';
+import { accessReviewResources, authenticationGroup, authenticationReviewResources, authorizationGroup, rbacGroup } from './rbacResources.js';
+import { answerAuthenticationReview } from './authenticationReview.js';
 import type { RequestAttributes } from './requestAttributes.js';
 import { answerTokenRequest, issueServiceAccountToken } from './tokenRequest.js';
 import type { UserInfo } from './user.js';
@@ -99,12 +100,14 @@ export class Access implements AccessDecider {
   /** Whether a resource request is one this part answers (reviews, TokenRequest) rather than storage. */
   serves(type: ResourceType, subresource: string | undefined): boolean {
     if (type.group === authorizationGroup && accessReviewResources[type.resource] !== undefined) return subresource === undefined;
+    if (type.group === authenticationGroup && authenticationReviewResources[type.resource] !== undefined) return subresource === undefined;
     return type.group === '' && type.resource === 'serviceaccounts' && subresource === 'token';
   }
 
   /** The body of the 201 answer to a create that `serves` says is this part's. */
   answer(type: ResourceType, namespace: string | undefined, name: string | undefined, body: unknown, requester: UserInfo | undefined): Record<string, unknown> {
     if (type.group === authorizationGroup) return answerReview(this, type.resource, namespace, body, requester);
+    if (type.group === authenticationGroup) return answerAuthenticationReview(this.authenticator, type.resource, body, requester);
     return answerTokenRequest(this.cluster, this.authenticator.serviceAccountTokens, namespace ?? '', name ?? '', body);
   }
 

@@ -62,6 +62,10 @@ export function bootstrapClusterRoles(): KubeObject[] {
       rule(['create'], [authorizationGroup], ['selfsubjectaccessreviews', 'selfsubjectrulesreviews']),
       rule(['create'], ['authentication.k8s.io'], ['selfsubjectreviews']),
     ]),
+    clusterRole('system:auth-delegator', [
+      rule(['create'], ['authentication.k8s.io'], ['tokenreviews']),
+      rule(['create'], [authorizationGroup], ['subjectaccessreviews']),
+    ]),
     clusterRole('admin', [], undefined, 'admin'),
     clusterRole('edit', [], { [aggregateLabel('admin')]: 'true' }, 'edit'),
     clusterRole('view', [], { [aggregateLabel('edit')]: 'true' }, 'view'),

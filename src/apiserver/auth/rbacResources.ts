@@ -4,7 +4,8 @@ import type { ResourceType } from '../api/resourceType.js';
 /**
  * The kinds RBAC needs served: ServiceAccounts (with their `token`
  * subresource, TokenRequest), the four rbac.authorization.k8s.io/v1 kinds,
- * and the create-only access reviews of authorization.k8s.io/v1, with the
+ * the create-only access reviews of authorization.k8s.io/v1 and the
+ * SelfSubjectReview and TokenReview of authentication.k8s.io/v1, with the
  * scope, short names and verbs kube-apiserver 1.32 reports. The registry
  * adds those it does not serve already, so a list of built-ins that names
  * them too wins.
@@ -27,6 +28,14 @@ export const accessReviewResources: Readonly<Record<string, string>> = {
   selfsubjectrulesreviews: 'SelfSubjectRulesReview',
 };
 
+export const authenticationGroup = 'authentication.k8s.io';
+
+/** The authentication reviews: who am I (`kubectl auth whoami`), and whom does this token name. */
+export const authenticationReviewResources: Readonly<Record<string, string>> = {
+  selfsubjectreviews: 'SelfSubjectReview',
+  tokenreviews: 'TokenReview',
+};
+
 export function rbacResources(): ResourceType[] {
   return [
     kind({
@@ -44,5 +53,6 @@ export function rbacResources(): ResourceType[] {
     ...Object.entries(accessReviewResources).map(([resource, k]) =>
       kind({ group: authorizationGroup, resource, kind: k, namespaced: resource.startsWith('local'), verbs: ['create'] }),
     ),
+    ...Object.entries(authenticationReviewResources).map(([resource, k]) => kind({ group: authenticationGroup, resource, kind: k, namespaced: false, verbs: ['create'] })),
   ];
 }

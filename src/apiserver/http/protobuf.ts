@@ -170,6 +170,12 @@ const rbacKinds: Readonly<Record<string, MessageSpec>> = {
   },
   'rbac.authorization.k8s.io/v1/RoleBinding': binding,
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': binding,
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'status', type: 'ignore' } },
+  'authentication.k8s.io/v1/TokenReview': {
+    1: { name: 'metadata', type: objectMeta },
+    2: { name: 'spec', type: { 1: { name: 'token', type: 'string' }, 2: { name: 'audiences', type: 'string', repeated: true } } },
+    3: { name: 'status', type: 'ignore' },
+  },
   'authorization.k8s.io/v1/SelfSubjectAccessReview': { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'spec', type: accessReviewAttributes }, 3: { name: 'status', type: 'ignore' } },
   'authorization.k8s.io/v1/SubjectAccessReview': subjectAccessReview,
   'authorization.k8s.io/v1/LocalSubjectAccessReview': subjectAccessReview,
