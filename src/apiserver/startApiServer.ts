@@ -15,7 +15,7 @@ import { kubeconfigYaml, makeKubeConfig } from './kubeconfig.js';
 import { RequestLog, type RequestLogEntry } from './http/requestLog.js';
 import { describeRef, type ResourceType } from './api/resourceType.js';
 import { ApiError } from './api/statusError.js';
-import { Access, type Subject } from './auth/access.js';
+import { Access, type AccessSubject } from './auth/access.js';
 import { servingCertificate } from './auth/servingCertificate.js';
 
 /**
@@ -70,8 +70,7 @@ export interface ApiServerOptions {
   tls?: boolean;
 }
 
-/** Whom `kubeConfigFor` authenticates as: a ServiceAccount `"namespace/name"` (which must exist), or a user and its groups. */
-export type AccessSubject = Subject;
+export type { AccessSubject };
 
 export interface ApiServer {
   /** `http://host:port`. */
@@ -83,8 +82,9 @@ export interface ApiServer {
   /**
    * A KubeConfig that authenticates as `subject`: a ServiceAccount, with a
    * token this server signs (valid while the account exists, an hour by
-   * default), or a user in groups (and `system:authenticated`). What it may
-   * do is up to RBAC (with `rbac` off, anything).
+   * default) and its namespace as the context's, or a user in groups (and
+   * `system:authenticated`). What it may do is up to RBAC (with `rbac` off,
+   * anything).
    */
   kubeConfigFor(subject: AccessSubject): KubeConfig;
   /** The same as YAML, for kubectl. */
@@ -121,6 +121,11 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
       resolve(server.address() as AddressInfo);
     });
   });
+}
+
+/** A ServiceAccount's kubeconfig works in its own namespace by default, as its Pods do. */
+function contextNamespace(subject: AccessSubject): string {
+  return 'serviceAccount' in subject ? (subject.serviceAccount.split('/')[0] ?? 'default') : 'default';
 }
 
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
@@ -189,8 +194,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     kubeConfig: () => makeKubeConfig(url, token),
     kubeconfigYaml: () => kubeconfigYaml(url, token),
     writeKubeconfig: (path) => writeFile(path, kubeconfigYaml(url, token), { mode: 0o600 }),
-    kubeConfigFor: (subject) => makeKubeConfig(url, access.tokenFor(subject)),
-    kubeconfigYamlFor: (subject) => kubeconfigYaml(url, access.tokenFor(subject)),
+    kubeConfigFor: (subject) => makeKubeConfig(url, access.tokenFor(subject), contextNamespace(subject)),
+    kubeconfigYamlFor: (subject) => kubeconfigYaml(url, access.tokenFor(subject), contextNamespace(subject)),
     get resourceVersion() {
       return String(cluster.store.resourceVersion);
     },

@@ -84,6 +84,8 @@ interface Run {
     expect(await admin(['create', 'rolebinding', 'bot-view', '--clusterrole=view', '--serviceaccount=x:bot', '-n', 'x'])).to.equal('rolebinding.rbac.authorization.k8s.io/bot-view created\n');
     expect(await ok(bot, ['auth', 'can-i', 'list', 'pods', '-n', 'x'])).to.equal('yes\n');
     expect(await ok(bot, ['get', 'pods', '-n', 'x'])).to.equal('');
+    // Its kubeconfig's context is in its own namespace, as a Pod's ServiceAccount is.
+    expect((await kubectl(bot, ['get', 'pods'])).stderr).to.equal('No resources found in x namespace.\n');
     expect((await kubectl(bot, ['auth', 'can-i', 'create', 'pods', '-n', 'x'])).stdout).to.equal('no\n');
   });
 

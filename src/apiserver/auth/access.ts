@@ -31,8 +31,14 @@ export interface AccessOptions {
   readonly token: string | undefined;
 }
 
-/** Whom a kubeconfig or token is for: a ServiceAccount (`namespace/name`), or a user with groups. */
-export type Subject = { readonly serviceAccount: string; readonly expirationSeconds?: number } | { readonly user: string; readonly groups?: readonly string[] };
+/**
+ * Whom a kubeconfig or token is for: a ServiceAccount `"namespace/name"`
+ * (which must exist; its token lasts `expirationSeconds`, default an hour),
+ * or a user and its groups.
+ */
+export type AccessSubject =
+  | { readonly serviceAccount: string; readonly expirationSeconds?: number }
+  | { readonly user: string; readonly groups?: readonly string[] };
 
 const allRules: PolicyRule[] = [
   { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
@@ -112,7 +118,7 @@ export class Access implements AccessDecider {
   }
 
   /** A token that authenticates as `subject` (a ServiceAccount's must exist). */
-  tokenFor(subject: Subject): string {
+  tokenFor(subject: AccessSubject): string {
     if ('user' in subject) return this.authenticator.userToken(subject.user, subject.groups);
     const [namespace, name, ...rest] = subject.serviceAccount.split('/');
     if (rest.length > 0 || namespace === '' || name === undefined || name === '') {
