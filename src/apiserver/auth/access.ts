@@ -58,7 +58,7 @@ export class Access implements AccessDecider {
     options: AccessOptions,
   ) {
     this.token = options.token ?? (options.rbac ? randomBytes(24).toString('base64url') : undefined);
-    this.authenticator = new Authenticator(cluster, this.token ?? '');
+    this.authenticator = new Authenticator(cluster, this.token);
     this.aggregation = new ClusterRoleAggregation(cluster);
     if (!options.rbac) return;
     this.authorizer = new RbacAuthorizer(cluster);

@@ -18,7 +18,8 @@ export class Authenticator {
 
   constructor(
     private readonly cluster: Cluster,
-    readonly adminToken: string,
+    /** Undefined: no token is the admin's. */
+    readonly adminToken: string | undefined,
   ) {}
 
   /** A new token that authenticates as `name` in `groups` (and `system:authenticated`). */
@@ -34,7 +35,7 @@ export class Authenticator {
     const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
     if (match === null) return undefined;
     const token = match[1];
-    if (token === this.adminToken) return adminUser;
+    if (this.adminToken !== undefined && token === this.adminToken) return adminUser;
     const user = this.userTokens.get(token);
     if (user !== undefined) return user;
     const claims = this.serviceAccountTokens.verify(token, this.cluster.now());
