@@ -152,3 +152,33 @@ interface Run {
     expect(await admin(['get', 'clusterrole', 'widgets-all', '-o', 'jsonpath={.rules[0].resources[0]} {.rules[0].verbs}'])).to.equal('widgets ["get","list"]');
   });
 });
+
+(existsSync(kubectlPath) ? describe : describe.skip)('kubectl auth can-i against the embedded API server without RBAC', function () {
+  this.timeout(60_000);
+  let server: ApiServer;
+  let dir: string;
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    server = await start();
+    dir = await mkdtemp(join(tmpdir(), 'rxkube-kubectl-norbac-'));
+    await server.writeKubeconfig(join(dir, 'kubeconfig'));
+  });
+  after(async () => {
+    for (const child of children) child.kill();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('says yes to everything, as kube with AlwaysAllow does', async () => {
+    const run = await new Promise<Run>((resolve, reject) => {
+      const child = spawn(kubectlPath, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'auth', 'can-i', 'delete', 'secrets', '-A'], { env: { PATH: process.env.PATH ?? '', HOME: dir } });
+      children.push(child);
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr: '' }));
+    });
+    expect(run).to.deep.include({ code: 0, stdout: 'yes\n' });
+  });
+});
