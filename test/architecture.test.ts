@@ -15,7 +15,7 @@ describe('the layering of src/ (DESIGN.md\'s layout table)', () => {
       .filter((e) => e.isFile() && e.name.endsWith('.ts'))
       .map((e) => relative(src, join(e.parentPath, e.name)));
     expect(files.filter((f) => !(partOf(f) in allowed))).to.deep.equal([]);
-    expect(new Set(files.map(partOf))).to.include.members(['core', 'sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/metrics', 'sinks/leader', 'controller', 'apiserver', 'testing']);
+    expect(new Set(files.map(partOf))).to.include.members(['core', 'sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/metrics', 'sinks/leader', 'controller', 'apiserver', 'apiserver/auth', 'testing']);
   });
 
   it('catches what it exists for: a library part importing testing, apiserver or controller; the store reaching the client; I/O in an operator', () => {
@@ -28,6 +28,7 @@ describe('the layering of src/ (DESIGN.md\'s layout table)', () => {
       ...importsOf('operators/owners.ts', "import { Store } from '../store/store.js';"),
       ...importsOf('sinks/metrics/sourceMetrics.ts', "export type { ListWatchMonitor } from '../../sources/listWatch.js';"),
       ...importsOf('apiserver/cluster.ts', "const m = await import('../sinks/client/errors.js');"),
+      ...importsOf('apiserver/auth/access.ts', "import { jsonResponse } from '../http/httpIo.js';"),
     ]);
     expect(found).to.deep.equal([
       'sinks/client/kubeClient.ts imports testing/memory/memoryClient.ts: sinks/client may not import testing',
@@ -38,7 +39,9 @@ describe('the layering of src/ (DESIGN.md\'s layout table)', () => {
       'operators/owners.ts imports store/store.ts: operators may not import store (types only)',
       'sinks/metrics/sourceMetrics.ts imports sources/listWatch.ts: sinks/metrics may not import sources',
       'apiserver/cluster.ts imports sinks/client/errors.ts: apiserver may not import sinks/client',
+      'apiserver/auth/access.ts imports apiserver/http/httpIo.ts: apiserver/auth may import types only from apiserver/http/',
     ]);
+    expect(violations(importsOf('apiserver/auth/requestAttributes.ts', "import type { Route } from '../http/router.js';"))).to.deep.equal([]);
     // Type-only imports of the store are what operators may have.
     expect(violations(importsOf('operators/owners.ts', "import type { Lister } from '../store/store.js';"))).to.deep.equal([]);
   });

@@ -30,7 +30,7 @@ const podsPath = '/api/v1/namespaces/default/pods';
 const clientSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const http = require('node:http');
-const { url, write, count, inFlight, template, prefix, path } = workerData;
+const { url, write, count, inFlight, template, prefix, path, token } = workerData;
 const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
 const target = new URL(url);
 function podNamed(i, seq) {
@@ -52,7 +52,7 @@ function send(i) {
   const r = request(i);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: target.hostname, port: target.port, method: r.method, path: r.path, agent,
-      headers: { 'Content-Type': r.type, 'Content-Length': Buffer.byteLength(r.body) } }, (res) => {
+      headers: { 'Content-Type': r.type, 'Content-Length': Buffer.byteLength(r.body), ...(token ? { Authorization: 'Bearer ' + token } : {}) } }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => res.statusCode === r.ok ? resolve() : reject(new Error(write + ' ' + r.path + ': ' + res.statusCode + ' ' + Buffer.concat(chunks).toString().slice(0, 300))));
@@ -73,8 +73,8 @@ Promise.all(Array.from({ length: inFlight }, lane)).then(
 `;
 
 /** Elapsed ms of the run, and the ms this (the server's) thread was busy meanwhile. */
-async function runClient(url: string, write: HttpWrite, count: number, template: KubeObject, prefix: string, path = podsPath): Promise<{ ms: number; busyMs: number }> {
-  const worker = new Worker(clientSource, { eval: true, workerData: { url, write, count, inFlight, template, prefix, path } });
+async function runClient(url: string, write: HttpWrite, count: number, template: KubeObject, prefix: string, token?: string, path = podsPath): Promise<{ ms: number; busyMs: number }> {
+  const worker = new Worker(clientSource, { eval: true, workerData: { url, write, count, inFlight, template, prefix, path, token } });
   await new Promise((resolve) => worker.once('online', resolve));
   const before = performance.eventLoopUtilization();
   const ms = await new Promise<number>((resolve, reject) => {
@@ -134,14 +134,14 @@ export interface WriteFigure {
 /**
  * Each HTTP write `count` times against the server (pods `prefix0..`, created by the create
  * run), then against the reference server, alternating per write kind so that both see the
- * same machine load.
+ * same machine load. With `token`, the server's requests carry it as a bearer token.
  */
-export async function measureHttpWrites(api: ApiServer, template: KubeObject, count: number, prefix: string): Promise<WriteFigure[]> {
+export async function measureHttpWrites(api: ApiServer, template: KubeObject, count: number, prefix: string, token?: string): Promise<WriteFigure[]> {
   const reference = await referenceServer();
   try {
     const figures: WriteFigure[] = [];
     for (const write of httpWrites) {
-      const run = await runClient(api.url, write, count, template, prefix);
+      const run = await runClient(api.url, write, count, template, prefix, token);
       const ref = await runClient(reference.url, write, count, template, prefix);
       figures.push({
         name: `http ${write}`,

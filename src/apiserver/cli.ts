@@ -17,7 +17,7 @@ import { startApiServer, type ApiServer } from './startApiServer.js';
 
 export const apiserverUsage = `usage: rxkube apiserver [options]
 
-Runs rxkube's embedded Kubernetes API server (in memory, plain HTTP) until
+Runs rxkube's embedded Kubernetes API server (in memory, plain HTTP; HTTPS with --rbac) until
 interrupted, and writes a kubeconfig that points kubectl and client-node at it.
 
 options:
@@ -25,6 +25,9 @@ options:
   --host <addr>               address to listen on (default 127.0.0.1)
   --kubeconfig <path>         where to write the kubeconfig (default <tmpdir>/rxkube-<port>.kubeconfig)
   --token <t>                 require "Authorization: Bearer <t>" (written into the kubeconfig)
+  --rbac                      authenticate every request and authorize it by RBAC, over HTTPS with a
+                              self-signed certificate (the kubeconfig is a system:masters admin;
+                              kubectl create token gives ServiceAccounts theirs)
   --history-window <n>        changes kept for watch resume (default 10000)
   --bookmark-interval-ms <n>  period of watch bookmarks (default 60000)
   -h, --help                  show this help
@@ -53,6 +56,7 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
       host: { type: 'string' },
       kubeconfig: { type: 'string' },
       token: { type: 'string' },
+      rbac: { type: 'boolean' },
       'history-window': { type: 'string' },
       'bookmark-interval-ms': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -69,6 +73,7 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
     port,
     host: values.host,
     token: values.token,
+    rbac: values.rbac ?? false,
     historyWindow: integer('history-window', values['history-window'], 10_000),
     bookmarkIntervalMs: integer('bookmark-interval-ms', values['bookmark-interval-ms'], 60_000),
     logger: createDefaultLogger({ component: 'apiserver' }),
@@ -80,6 +85,7 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
     io.out(`rxkube API server listening on ${server.url}`);
     io.out(`kubeconfig written to ${path}`);
     io.out(`  export KUBECONFIG=${path}`);
+    if (values.rbac) io.out('RBAC is on: the kubeconfig is a system:masters admin');
     io.out('press Ctrl-C to stop');
     await io.untilStopped();
   } finally {

@@ -4,6 +4,7 @@ import { RequestFaults } from './faults.js';
 import type { ApiResponse } from './http/httpIo.js';
 import { prepare, refusal, serveAdmitted, type ApiRequest, type ExchangeContext, type PreparedRequest } from './http/exchange.js';
 import { RequestLog } from './http/requestLog.js';
+import { Access } from './auth/access.js';
 
 export type InProcessServerOptions = Partial<ClusterOptions>;
 
@@ -37,6 +38,8 @@ export class InProcessServer {
       bookmarkIntervalMs: 60_000,
       logger,
       token: undefined,
+      // No RBAC in process: its clients (rxkube/testing's memory clients) carry no identity.
+      access: new Access(this.cluster, { rbac: false, token: undefined }),
       requestLog: this.requestLog,
       now,
       startedAt: now(),
@@ -58,6 +61,7 @@ export class InProcessServer {
 
   /** Cancels follow-up work the cluster scheduled for later. */
   close(): void {
+    this.ctx.access.close();
     this.cluster.close();
   }
 }

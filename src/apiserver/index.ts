@@ -10,6 +10,6 @@
  * Every name below is exported on purpose (see `api/rxkube-apiserver.api.md`).
  */
 
-export { startApiServer, type ApiServer, type ApiServerOptions } from './startApiServer.js';
+export { startApiServer, type AccessSubject, type ApiServer, type ApiServerOptions } from './startApiServer.js';
 export type { Fault, Faults, RequestFaults, RequestMatch } from './faults.js';
 export type { RequestLogEntry } from './http/requestLog.js';

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createDefaultLogger, type Logger } from '../logger.js';
@@ -14,6 +15,8 @@ import { kubeconfigYaml, makeKubeConfig } from './kubeconfig.js';
 import { RequestLog, type RequestLogEntry } from './http/requestLog.js';
 import { describeRef, type ResourceType } from './api/resourceType.js';
 import { ApiError } from './api/statusError.js';
+import { Access, type AccessSubject } from './auth/access.js';
+import { servingCertificate } from './auth/servingCertificate.js';
 
 /**
  * Starts the embedded Kubernetes API server: an in-memory kube-apiserver
@@ -44,9 +47,30 @@ export interface ApiServerOptions {
   /** Period of BOOKMARK events on watches that allow them. Default 60,000 ms, as kube. */
   bookmarkIntervalMs?: number;
   logger?: Logger;
-  /** When set, every request needs `Authorization: Bearer <token>` (else 401). */
+  /**
+   * When set, every request needs `Authorization: Bearer <token>` (else
+   * 401); with `rbac`, this is the admin's token (made up when not given).
+   */
   token?: string;
+  /**
+   * Authentication and RBAC as a kube cluster has them (default false: every
+   * request may do anything). Requests then need a bearer token (401
+   * otherwise): the default kubeconfig's is a `system:masters` admin,
+   * `kubeConfigFor` makes others. Roles, ClusterRoles (aggregated, too),
+   * RoleBindings and ClusterRoleBindings decide what each may do, from the
+   * next request after they change (403, worded as kube words it,
+   * otherwise). kube's default ClusterRoles and bindings exist from the start.
+   */
+  rbac?: boolean;
+  /**
+   * Serve HTTPS, with a self-signed certificate made at start (the
+   * kubeconfigs skip verifying it). Default: on with `rbac`, since kubectl
+   * sends a kubeconfig's token only over TLS; off otherwise.
+   */
+  tls?: boolean;
 }
+
+export type { AccessSubject };
 
 export interface ApiServer {
   /** `http://host:port`. */
@@ -55,6 +79,16 @@ export interface ApiServer {
   kubeConfig(): KubeConfig;
   kubeconfigYaml(): string;
   writeKubeconfig(path: string): Promise<void>;
+  /**
+   * A KubeConfig that authenticates as `subject`: a ServiceAccount, with a
+   * token this server signs (valid while the account exists, an hour by
+   * default) and its namespace as the context's, or a user in groups (and
+   * `system:authenticated`). What it may do is up to RBAC (with `rbac` off,
+   * anything).
+   */
+  kubeConfigFor(subject: AccessSubject): KubeConfig;
+  /** The same as YAML, for kubectl. */
+  kubeconfigYamlFor(subject: AccessSubject): string;
   /** Ends every open watch, destroys every connection and frees the port. */
   close(): Promise<void>;
   /** The current global resourceVersion. */
@@ -89,12 +123,16 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
+/** A ServiceAccount's kubeconfig works in its own namespace by default, as its Pods do. */
+function contextNamespace(subject: AccessSubject): string {
+  return 'serviceAccount' in subject ? (subject.serviceAccount.split('/')[0] ?? 'default') : 'default';
+}
+
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const logger = options.logger ?? createDefaultLogger({ component: 'apiserver' });
   const historyWindow = options.historyWindow ?? 10_000;
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   const host = options.host ?? '127.0.0.1';
-  const token = options.token;
   const cluster = new Cluster({ historyWindow, logger });
   const faults = new Faults(cluster.hub, cluster.store);
   const requestLog = new RequestLog();
@@ -105,6 +143,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
 
   const nsType = cluster.namespaceType();
   for (const name of defaultNamespaces) cluster.put(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, 'kube-apiserver');
+  const access = new Access(cluster, { rbac: options.rbac ?? false, token: options.token });
+  const token = access.token;
 
   const handler = createRequestHandler({
     cluster,
@@ -112,6 +152,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     bookmarkIntervalMs,
     logger,
     token,
+    access,
     requestLog,
     now: cluster.now,
     startedAt: cluster.now(),
@@ -129,7 +170,10 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       }),
   });
   // A large socket buffer lets a burst of watch events go out in few writes.
-  const server = createServer({ highWaterMark: 256 * 1024 }, handler);
+  const tls = options.tls ?? options.rbac ?? false;
+  const server: Server = tls
+    ? createTlsServer({ highWaterMark: 256 * 1024, ...servingCertificate(host, Date.now()) }, handler)
+    : createServer({ highWaterMark: 256 * 1024 }, handler);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -137,7 +181,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   server.on('clientError', answerClientError);
   const bound = await listen(server, options.port ?? 0, host);
   address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
-  const url = `http://${address}`;
+  const url = `${tls ? 'https' : 'http'}://${address}`;
 
   function typeOf(ref: ResourceRef): ResourceType {
     const type = cluster.registry.lookup(ref.group ?? '', ref.version, ref.resource);
@@ -150,6 +194,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     kubeConfig: () => makeKubeConfig(url, token),
     kubeconfigYaml: () => kubeconfigYaml(url, token),
     writeKubeconfig: (path) => writeFile(path, kubeconfigYaml(url, token), { mode: 0o600 }),
+    kubeConfigFor: (subject) => makeKubeConfig(url, access.tokenFor(subject), contextNamespace(subject)),
+    kubeconfigYamlFor: (subject) => kubeconfigYaml(url, access.tokenFor(subject), contextNamespace(subject)),
     get resourceVersion() {
       return String(cluster.store.resourceVersion);
     },
@@ -184,6 +230,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
           sleeper.resolve();
         }
         sleepers.clear();
+        access.close();
         cluster.close();
         server.close(() => resolve());
         server.closeAllConnections();

@@ -33,7 +33,7 @@ export { runVirtualTime, type RunVirtualTimeOptions, type VirtualTimeStop } from
 export { added, bookmark, deleted, list, listed, modified, restart, synced } from './marble/watchEvents.js';
 
 // The embedded API server over HTTP, for integration tests.
-export { startApiServer, type ApiServer, type ApiServerOptions } from '../apiserver/startApiServer.js';
+export { startApiServer, type AccessSubject, type ApiServer, type ApiServerOptions } from '../apiserver/startApiServer.js';
 
 // Webhook handlers called directly, with the reviews the API server would send.
 export { admissionReview, callAdmission, callConversion, conversionReview, expectAdmission } from './webhooks/reviews.js';

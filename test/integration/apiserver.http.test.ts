@@ -25,7 +25,7 @@ describe('embedded API server: discovery, versions and OpenAPI', () => {
     const api = (await raw(server, 'GET', '/api')).json();
     expect(api).to.deep.include({ kind: 'APIVersions', versions: ['v1'] });
     const groups = (await raw(server, 'GET', '/apis')).json() as { groups: { name: string; preferredVersion: { groupVersion: string } }[] };
-    expect(groups.groups.map((g) => g.name)).to.deep.equal(['apps', 'events.k8s.io', 'coordination.k8s.io', 'apiextensions.k8s.io', 'admissionregistration.k8s.io']);
+    expect(groups.groups.map((g) => g.name)).to.deep.equal(['apps', 'events.k8s.io', 'coordination.k8s.io', 'apiextensions.k8s.io', 'admissionregistration.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io']);
     expect(groups.groups[0].preferredVersion.groupVersion).to.equal('apps/v1');
     expect((await raw(server, 'GET', '/apis/apps')).json()).to.deep.include({ kind: 'APIGroup', name: 'apps' });
   });

@@ -2,7 +2,7 @@ import { allVerbs, type ResourceType } from './resourceType.js';
 
 /** The built-in resources, with the scope, short names and categories that kube-apiserver 1.32 reports. */
 
-interface BuiltinSpec {
+export interface BuiltinSpec {
   group: string;
   version: string;
   resource: string;

@@ -1,10 +1,13 @@
 import { aggregatedDiscovery, aggregatedDiscoveryVersion, coreVersions, groupDocument, groupList, resourceList } from '../api/discovery.js';
 import { openApiDocument } from '../api/openapi.js';
 import type { ResourceType } from '../api/resourceType.js';
+import type { Access } from '../auth/access.js';
+import { requestAttributes } from '../auth/requestAttributes.js';
+import type { UserInfo } from '../auth/user.js';
 import { ApiError, methodNotAllowed, routeNotFound, statusFor, unauthorized } from '../api/statusError.js';
 import type { RequestInfo } from '../faults.js';
 import { applyPatchType } from '../writes/patch.js';
-import { errorResponse, jsonResponse, mediaType, type ApiResponse } from './httpIo.js';
+import { errorResponse, jsonResponse, mediaType, parseObjectBody, type ApiResponse } from './httpIo.js';
 import type { BodyRequest, RequestHeaders, ResourceRequest, ServerContext } from './requestContext.js';
 import type { RequestLog, RequestLogEntry } from './requestLog.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './resourceHandlers.js';
@@ -16,13 +19,17 @@ import { scaleHandlers } from './scale.js';
  * carried it: the HTTP handler (handler.ts) and the in-process clients of
  * `rxkube/testing` both go through these steps, so they meet the same
  * routes, faults, validation, writes and Status errors. `prepare` routes
- * and logs; `admit` applies authentication and injected faults; `answer`
+ * and logs; `admit` applies authentication, authorization (with RBAC on)
+ * and injected faults; `answer`
  * serves everything but a watch (which only HTTP streams), and never throws:
  * a client mistake is a 4xx Status, a server bug a logged 500.
  */
 
 export interface ExchangeContext extends ServerContext {
+  /** The admin token requests need (any request passes without one, unless RBAC is on). */
   readonly token: string | undefined;
+  /** Authentication, authorization (RBAC, when on), issued tokens and access reviews. */
+  readonly access: Access;
   readonly requestLog: RequestLog;
   /** The server's clock (ms since the epoch) and when it started, for the request log. */
   readonly now: () => number;
@@ -47,6 +54,8 @@ export interface PreparedRequest {
   readonly log: RequestLogEntry;
   /** The resource type it addresses, when the route names one that is served. */
   readonly type: ResourceType | undefined;
+  /** Who sent it, once authenticated (see `userOf`): undefined inside when no token this server knows. */
+  authentication?: { readonly user: UserInfo | undefined; acting?: UserInfo };
 }
 
 const versionInfo = {
@@ -137,14 +146,39 @@ export function prepare(ctx: ExchangeContext, request: ApiRequest): PreparedRequ
   return { request, route, info, log, type };
 }
 
-/** Whether the request carries the token the server asks for (any request, when it asks for none). */
-export function authenticated(ctx: ExchangeContext, prepared: PreparedRequest): boolean {
-  return ctx.token === undefined || prepared.request.headers.authorization === `Bearer ${ctx.token}`;
+/** The user a request's bearer token names, authenticated once per request (undefined for none this server knows); the impersonated one, once admitted. */
+export function userOf(ctx: ExchangeContext, prepared: PreparedRequest): UserInfo | undefined {
+  prepared.authentication ??= { user: ctx.access.authenticator.authenticate(prepared.request.headers.authorization) };
+  return prepared.authentication.acting ?? prepared.authentication.user;
 }
 
-/** Throws the answer a request gets instead of being served: 401 without the token, or an injected fault. */
+/** The user a request acts as: its own, or (with RBAC) the one it may impersonate. */
+function actingUserOf(ctx: ExchangeContext, prepared: PreparedRequest): UserInfo | undefined {
+  const user = userOf(ctx, prepared);
+  const headers = prepared.request.headers;
+  const authentication = prepared.authentication as NonNullable<PreparedRequest['authentication']>;
+  if (user === undefined || authentication.acting !== undefined || (headers.impersonateUser === undefined && headers.impersonateGroups === undefined)) return user;
+  authentication.acting = ctx.access.impersonate(user, headers);
+  return authentication.acting;
+}
+
+/**
+ * Whether the request may go on to authorization: without RBAC, when it
+ * carries the server's token (or any, when it asks for none) or one the
+ * server issued; with RBAC, when it carries a token that names a user.
+ */
+export function authenticated(ctx: ExchangeContext, prepared: PreparedRequest): boolean {
+  if (ctx.access.authorizer === undefined && (ctx.token === undefined || prepared.request.headers.authorization === `Bearer ${ctx.token}`)) return true;
+  return userOf(ctx, prepared) !== undefined;
+}
+
+/** Throws the answer a request gets instead of being served: 401 without a valid token, 403 when RBAC refuses it, or an injected fault. */
 export function admit(ctx: ExchangeContext, prepared: PreparedRequest): void {
   if (!authenticated(ctx, prepared)) throw unauthorized();
+  if (ctx.access.authorizer !== undefined) {
+    const { route, info, request } = prepared;
+    ctx.access.authorize(actingUserOf(ctx, prepared), requestAttributes(route, info.verb, request.method, request.url.pathname, request.url.searchParams));
+  }
   const injected = ctx.faults.errorFor(prepared.info);
   if (injected !== undefined) throw injected;
 }
@@ -157,7 +191,7 @@ export function resourceRequest(ctx: ServerContext, prepared: PreparedRequest): 
   if (type.namespaced && route.namespace === undefined && route.name !== undefined) throw routeNotFound();
   const sub = route.subresource;
   if (sub !== undefined) {
-    const served = (sub === 'status' && type.status) || (sub === 'scale' && type.scale !== undefined) || (sub === 'finalize' && type.extraSubresources?.some((s) => s.name === 'finalize'));
+    const served = (sub === 'status' && type.status) || (sub === 'scale' && type.scale !== undefined) || type.extraSubresources?.some((s) => s.name === sub);
     if (!served) throw routeNotFound();
   }
   return {
@@ -214,8 +248,13 @@ function serve(ctx: ExchangeContext, prepared: PreparedRequest, body: Buffer): A
   const { route, request } = prepared;
   if (route.kind !== 'resource' && request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed();
   switch (route.kind) {
-    case 'resource':
-      return serveResource({ ...resourceRequest(ctx, prepared), body });
+    case 'resource': {
+      const r = resourceRequest(ctx, prepared);
+      if (!ctx.access.serves(r.type, r.subresource)) return serveResource({ ...r, body });
+      // Access reviews and TokenRequests are answered, never stored.
+      if (r.verb !== 'create') throw methodNotAllowed();
+      return jsonResponse(201, ctx.access.answer(r.type, r.namespace, r.name, parseObjectBody(body, r.headers.contentType), userOf(ctx, prepared)));
+    }
     case 'root':
       return jsonResponse(200, { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
     case 'version':

@@ -34,6 +34,8 @@ function headersOf(req: IncomingMessage): RequestHeaders {
     ...(h['content-type'] !== undefined ? { contentType: h['content-type'] } : {}),
     ...(h['user-agent'] !== undefined ? { userAgent: header(h['user-agent']) } : {}),
     ...(h.authorization !== undefined ? { authorization: h.authorization } : {}),
+    ...(h['impersonate-user'] !== undefined ? { impersonateUser: header(h['impersonate-user']) } : {}),
+    ...(h['impersonate-group'] !== undefined ? { impersonateGroups: req.headersDistinct['impersonate-group'] ?? [] } : {}),
   };
 }
 

@@ -114,8 +114,77 @@ const podTemplateSpec: MessageSpec = { 1: { name: 'metadata', type: objectMeta }
 
 const intOrStringPair: MessageSpec = { 1: { name: 'maxUnavailable', type: 'intOrString' }, 2: { name: 'maxSurge', type: 'intOrString' } };
 
+// What RBAC's kubectl commands build (create serviceaccount/role/rolebinding/clusterrole/clusterrolebinding/token, auth can-i).
+const policyRule: MessageSpec = {
+  1: { name: 'verbs', type: 'string', repeated: true },
+  2: { name: 'apiGroups', type: 'string', repeated: true },
+  3: { name: 'resources', type: 'string', repeated: true },
+  4: { name: 'resourceNames', type: 'string', repeated: true },
+  5: { name: 'nonResourceURLs', type: 'string', repeated: true },
+};
+
+const binding: MessageSpec = {
+  1: { name: 'metadata', type: objectMeta },
+  2: {
+    name: 'subjects',
+    repeated: true,
+    type: strings('kind', 'apiGroup', 'name', 'namespace'),
+  },
+  3: { name: 'roleRef', type: strings('apiGroup', 'kind', 'name') },
+};
+
+/** A message of string fields numbered from 1, in order. */
+function strings(...names: string[]): MessageSpec {
+  return Object.fromEntries(names.map((name, i) => [i + 1, { name, type: 'string' }]));
+}
+
+const resourceAttributes = strings('namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name');
+
+const accessReviewAttributes: MessageSpec = {
+  1: { name: 'resourceAttributes', type: resourceAttributes },
+  2: { name: 'nonResourceAttributes', type: strings('path', 'verb') },
+};
+
+const subjectAccessReview: MessageSpec = {
+  1: { name: 'metadata', type: objectMeta },
+  2: { name: 'spec', type: { ...accessReviewAttributes, 3: { name: 'user', type: 'string' }, 4: { name: 'groups', type: 'string', repeated: true }, 6: { name: 'uid', type: 'string' } } },
+  3: { name: 'status', type: 'ignore' },
+};
+
+const rbacKinds: Readonly<Record<string, MessageSpec>> = {
+  'v1/ServiceAccount': {
+    1: { name: 'metadata', type: objectMeta },
+    3: { name: 'imagePullSecrets', repeated: true, type: { 1: { name: 'name', type: 'string' } } },
+    4: { name: 'automountServiceAccountToken', type: 'bool', keepZero: true },
+  },
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: { name: 'metadata', type: objectMeta },
+    2: { name: 'spec', type: { 1: { name: 'audiences', type: 'string', repeated: true }, 4: { name: 'expirationSeconds', type: 'int', keepZero: true } } },
+    3: { name: 'status', type: 'ignore' },
+  },
+  'rbac.authorization.k8s.io/v1/Role': { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'rules', type: policyRule, repeated: true } },
+  'rbac.authorization.k8s.io/v1/ClusterRole': {
+    1: { name: 'metadata', type: objectMeta },
+    2: { name: 'rules', type: policyRule, repeated: true },
+    3: { name: 'aggregationRule', type: { 1: { name: 'clusterRoleSelectors', type: labelSelector, repeated: true } } },
+  },
+  'rbac.authorization.k8s.io/v1/RoleBinding': binding,
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': binding,
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'status', type: 'ignore' } },
+  'authentication.k8s.io/v1/TokenReview': {
+    1: { name: 'metadata', type: objectMeta },
+    2: { name: 'spec', type: { 1: { name: 'token', type: 'string' }, 2: { name: 'audiences', type: 'string', repeated: true } } },
+    3: { name: 'status', type: 'ignore' },
+  },
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'spec', type: accessReviewAttributes }, 3: { name: 'status', type: 'ignore' } },
+  'authorization.k8s.io/v1/SubjectAccessReview': subjectAccessReview,
+  'authorization.k8s.io/v1/LocalSubjectAccessReview': subjectAccessReview,
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'spec', type: { 1: { name: 'namespace', type: 'string' } } }, 3: { name: 'status', type: 'ignore' } },
+};
+
 /** The readable kinds, by `apiVersion/kind`. Status is ignored: the server sets it on create. */
 const kinds: Readonly<Record<string, MessageSpec>> = {
+  ...rbacKinds,
   'v1/Namespace': {
     1: { name: 'metadata', type: objectMeta },
     2: { name: 'spec', type: { 1: { name: 'finalizers', type: 'string', repeated: true } } },

@@ -22,6 +22,9 @@ export interface RequestHeaders {
   readonly contentType?: string;
   readonly userAgent?: string;
   readonly authorization?: string;
+  /** `Impersonate-User` and `Impersonate-Group` (read only with RBAC on). */
+  readonly impersonateUser?: string;
+  readonly impersonateGroups?: readonly string[];
 }
 
 /** A request addressed to one resource, with everything its handler reads. */

@@ -49,6 +49,8 @@ export function nameErrors(type: ResourceType, name: string): string[] {
   }
   if (name === '.' || name === '..') return [`may not be '${name}'`];
   if (name.includes('/') || name.includes('%')) return [`may not contain '${name.includes('/') ? '/' : '%'}'`];
+  // RBAC names need only be path segments (`system:discovery`), as kube's ValidateRBACName says.
+  if (type.builtin && type.group === 'rbac.authorization.k8s.io') return [];
   return subdomainErrors(name);
 }
 
