@@ -67,7 +67,7 @@ export interface ControllerContext<T extends KubeObject = KubeObject> extends Re
 export type ControllerReconciler<T extends KubeObject> = (
   key: ObjectKey,
   ctx: ControllerContext<T>,
-) => ReconcileResult | void | Promise<ReconcileResult | void> | Observable<ReconcileResult | void>;
+) => ReconcileResult | void | Observable<ReconcileResult | void> | Promise<ReconcileResult | void | Observable<ReconcileResult | void>>;
 
 export interface ControllerOptions<T extends KubeObject> {
   /** Names the controller in metrics, logs, Events and as the field manager. */

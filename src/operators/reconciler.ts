@@ -32,11 +32,19 @@ export interface ReconcileContext {
  * return its result as a plain value, a promise, or any `ObservableInput`
  * (the last value counts; completion ends the run). Throwing, rejecting and
  * erroring are failures, retried after the rate limiter's delay.
+ *
+ * A promise may also resolve to an `ObservableInput`, which then runs as if
+ * returned directly: so `async (key, ctx) => base(key, ctx)` wraps any
+ * reconciler, whatever form it returns, without a cast.
  */
 export type Reconciler = (
   key: ObjectKey,
   ctx: ReconcileContext,
-) => ReconcileResult | void | Promise<ReconcileResult | void> | ObservableInput<ReconcileResult | void>;
+) =>
+  | ReconcileResult
+  | void
+  | ObservableInput<ReconcileResult | void>
+  | PromiseLike<ReconcileResult | void | ObservableInput<ReconcileResult | void>>;
 
 /** The failure of a reconcile that ran longer than its `timeout`; also the reason its signal gives. */
 export class ReconcileTimeoutError extends Error {
@@ -135,15 +143,20 @@ export function startRun(reconcile: Reconciler, ctx: RunContext, report: RunRepo
     report(ctx, true, error);
     return;
   }
-  if (value === undefined || value === null || typeof value !== 'object') {
-    report(ctx, false, value);
-    return;
-  }
-  if (typeof (value as PromiseLike<unknown>).then === 'function') {
+  if (value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function') {
     (value as PromiseLike<unknown>).then(
-      (result) => report(ctx, false, result),
+      (result) => settle(ctx, result, report),
       (error: unknown) => report(ctx, true, error),
     );
+    return;
+  }
+  settle(ctx, value, report);
+}
+
+/** Reports a value a reconcile produced, running it first if it is an `ObservableInput`. */
+function settle(ctx: RunContext, value: unknown, report: RunReport): void {
+  if (value === undefined || value === null || typeof value !== 'object') {
+    report(ctx, false, value);
     return;
   }
   if (!isObservableInput(value)) {

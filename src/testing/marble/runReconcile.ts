@@ -192,7 +192,16 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
       throw err;
     }
     if (isObservable(result)) return result.pipe(finalize(done));
-    if (isPromiseLike(result)) return Promise.resolve(result).finally(done);
+    if (isPromiseLike(result)) {
+      // A promise may resolve to an observable, which is still in flight until it ends.
+      return Promise.resolve(result).then(
+        (value) => (isObservable(value) ? value.pipe(finalize(done)) : (done(), value)),
+        (err: unknown) => {
+          done();
+          throw err;
+        },
+      );
+    }
     done();
     return result;
   };
