@@ -13,6 +13,17 @@ export class UnknownResourceError extends Error {
   override readonly name = 'UnknownResourceError';
 }
 
+/** The error for an apiVersion the server does not serve (shared with the memory client, which must say the same). */
+export function unknownApiVersion(apiVersion: string, cause?: unknown): UnknownResourceError {
+  return new UnknownResourceError(`the server does not serve apiVersion "${apiVersion}"`, cause === undefined ? undefined : { cause });
+}
+
+/** The error for a kind that a served apiVersion lacks, with the kinds it has. */
+export function unknownKind(apiVersion: string, kind: string, served: Iterable<string>): UnknownResourceError {
+  const kinds = [...new Set(served)].sort();
+  return new UnknownResourceError(`apiVersion "${apiVersion}" has no kind "${kind}" (it serves: ${kinds.join(', ') || 'nothing'})`);
+}
+
 interface ApiResource {
   name: string;
   kind: string;
@@ -70,7 +81,7 @@ export class ResourceResolver implements KindResolver {
     const pending = this.request<ApiResourceList>({ method: 'GET', path, describe: { verb: 'discover', resource: apiVersion } }, signal)
       .catch((err: unknown) => {
         this.lists.delete(apiVersion);
-        if (isNotFound(err)) throw new UnknownResourceError(`the server does not serve apiVersion "${apiVersion}"`, { cause: err });
+        if (isNotFound(err)) throw unknownApiVersion(apiVersion, err);
         throw err;
       });
     this.lists.set(apiVersion, pending);
@@ -91,8 +102,7 @@ export class ResourceResolver implements KindResolver {
       found = find(list, kind);
     }
     if (found === undefined) {
-      const kinds = [...new Set((list.resources ?? []).filter((r) => !r.name.includes('/')).map((r) => r.kind))].sort();
-      throw new UnknownResourceError(`apiVersion "${apiVersion}" has no kind "${kind}" (it serves: ${kinds.join(', ') || 'nothing'})`);
+      throw unknownKind(apiVersion, kind, (list.resources ?? []).filter((r) => !r.name.includes('/')).map((r) => r.kind));
     }
     const { group, version } = splitApiVersion(apiVersion);
     return { group, version, resource: found.name, kind, namespaced: found.namespaced };

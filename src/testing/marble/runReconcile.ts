@@ -6,11 +6,11 @@ import { controller, type Controller, type ControllerContext, type ControllerOpt
 import { silentLogger } from '../../logger.js';
 import type { ReconcileOutcome } from '../../operators/reconcileByKey.js';
 import type { KubeClient } from '../../sinks/client/kubeClient.js';
+import { UnknownResourceError } from '../../sinks/client/resources.js';
 import { resourceName, type ResourceRef, type KubeObject, type ListWatchEvent, type ObjectKey } from '../../types.js';
 import { coldMarbles, hotMarbles, marbleTime } from './marbles.js';
 import { MarbleInformers } from './marbleInformers.js';
 import { memoryClient, memoryClientInternals, type MemoryClient, type MemoryClientOptions } from '../memory/memoryClient.js';
-import type { MemoryResource } from '../memory/memoryResources.js';
 import { memoryRecorder, type MemoryRecorder, type RecordedEvent } from '../memory/memoryRecorder.js';
 import type { MemoryRequest } from '../memory/memoryRequest.js';
 import type { Pattern } from './patterns.js';
@@ -118,10 +118,21 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 }
 
-function servedResources<T extends KubeObject>(options: RunReconcileOptions<T>): MemoryResource[] {
+/**
+ * Serves the watched resources the client does not know yet, as custom
+ * resources. One in kube's own groups that the built-ins lack (`configmap`
+ * for `configmaps`) is not served: its watch then fails as the embedded API
+ * server's would, instead of a typo becoming an empty resource of its own.
+ */
+function serveWatched<T extends KubeObject>(client: MemoryClient, options: RunReconcileOptions<T>): void {
   const watched = [options.for, ...(options.owns ?? []), ...(options.watches ?? []).map((w) => w.resource)];
-  // The client's own first: a CRD given there (with its scope and schema) wins over the bare shape of a watched resource.
-  return [...(options.client?.resources ?? []), ...watched.map(({ group, version, resource, kind }) => ({ group, version, resource, kind }))];
+  for (const { group, version, resource, kind } of watched) {
+    try {
+      client.serve({ group, version, resource, kind });
+    } catch (err) {
+      if (!(err instanceof UnknownResourceError)) throw err;
+    }
+  }
 }
 
 /**
@@ -170,7 +181,9 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
   const scheduler = new TestScheduler((actual, expected) => deepStrictEqual(actual, expected));
   const name = options.name ?? 'test-controller';
   const logger = options.logger ?? silentLogger;
-  const client = memoryClient({ fieldManager: name, ...options.client, scheduler, resources: servedResources(options) });
+  // The client's own resources first: a CRD given there (with its scope and schema) wins over the bare shape of a watched resource.
+  const client = memoryClient({ fieldManager: name, ...options.client, scheduler });
+  serveWatched(client, options);
   const recorder = memoryRecorder({ scheduler });
   const scripted = new Map<string, Observable<ListWatchEvent>>();
   const informers = new MarbleInformers(
