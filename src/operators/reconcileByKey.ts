@@ -421,7 +421,11 @@ class Workqueue {
       if (result === 'error' || result === 'requeue') observer.retried(key);
     }
     if (result === 'error') {
-      logger.error({ key, attempt, retryInMs: next === 'again' ? 0 : delay, err: error }, 'reconcile failed; will retry');
+      // A retry is routine: its message at warn, its stack once per run of failures (then at debug), not a page of stacks per retry.
+      const { message, stack } = failureText(error);
+      const retryInMs = next === 'again' ? 0 : delay;
+      logger.warn({ key, attempt, retryInMs, err: message, ...(attempt === 0 && stack !== undefined ? { stack } : {}) }, 'reconcile failed; will retry');
+      if (attempt > 0 && stack !== undefined) logger.debug({ key, attempt, stack }, 'reconcile failed: the stack');
     } else if (result === 'dropped') {
       logger.error({ key, attempt, err: error }, `reconcile failed after ${attempt} retries; dropping the key`);
     }
@@ -516,4 +520,10 @@ class Workqueue {
     const message = err instanceof Error ? err.message : String(err);
     this.subscriber.error(new Error(`rateLimiter.${method}(${JSON.stringify(key)}) threw: ${message}`, { cause: err }));
   }
+}
+
+/** A failure's message and, for an Error, its stack, as log fields. */
+function failureText(error: unknown): { message: string; stack: string | undefined } {
+  if (error instanceof Error) return { message: error.message, stack: error.stack };
+  return { message: String(error), stack: undefined };
 }
