@@ -22,7 +22,9 @@ export type { ReconcileOutcomeResult } from './keyQueue.js';
 
 /** One per run, emitted when the run ends. */
 export interface ReconcileOutcome {
+  /** The key the run was for. */
   key: ObjectKey;
+  /** How the run ended: `success`, `error` (retried), `requeue`, `requeue_after` or `dropped` (after `maxRetries`). */
   result: ReconcileOutcomeResult;
   /** Set for `error` and `dropped`. */
   error?: unknown;
@@ -36,11 +38,15 @@ export interface ReconcileOutcome {
 export interface WorkqueueInspector {
   /** Keys the queue holds any state for: waiting, running or waiting out a delay. */
   readonly keys: number;
+  /** Keys waiting for a worker. */
   readonly waiting: number;
+  /** Runs in flight. */
   readonly running: number;
+  /** Keys waiting out a retry or requeue delay. */
   readonly delayed: number;
 }
 
+/** Options of `reconcileByKey()`: concurrency, retries and their delays, timeouts, graceful stop, metrics hooks and logging. */
 export interface ReconcileOptions {
   /** Runs in flight at most, over all keys (default 1). A positive integer, or Infinity. */
   concurrency?: number;
@@ -63,7 +69,9 @@ export interface ReconcileOptions {
    * completing without a value changes nothing.
    */
   stop?: ObservableInput<unknown>;
+  /** Where failures are logged (default: pino to stderr): retries at warn, dropped keys at error. */
   logger?: Logger;
+  /** Told of the queue's changes, for metrics (`controllerMetrics().observer` fits). */
   observer?: WorkqueueObserver;
   /**
    * For tests and diagnostics: called once per subscription, before any key

@@ -10,7 +10,9 @@ import type { ObjectKey } from '../types.js';
  * Nothing, or `{}`, means done until the next trigger.
  */
 export interface ReconcileResult {
+  /** Run the key again after the rate limiter's delay, counted as a failure for the backoff. */
   requeue?: boolean;
+  /** Run the key again after this many ms (> 0), forgetting its failure count; wins over `requeue`. */
   requeueAfter?: number;
 }
 
@@ -24,6 +26,7 @@ export interface ReconcileContext {
   readonly signal: AbortSignal;
   /** 0 for the first run after a success; n for the nth rate-limited retry in a row. */
   readonly attempt: number;
+  /** The key this run is for. */
   readonly key: ObjectKey;
 }
 
@@ -48,6 +51,7 @@ export type Reconciler = (
 
 /** The failure of a reconcile that ran longer than its `timeout`; also the reason its signal gives. */
 export class ReconcileTimeoutError extends Error {
+  /** `TimeoutError`, as the reason of an aborted `AbortSignal.timeout()` is named. */
   override readonly name = 'TimeoutError';
   constructor(
     readonly key: ObjectKey,
