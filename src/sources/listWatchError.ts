@@ -4,6 +4,7 @@
  * the message names the verb and the resource.
  */
 export class ListWatchError extends Error {
+  /** Always `ListWatchError`. */
   override readonly name = 'ListWatchError';
   constructor(
     message: string,

@@ -6,6 +6,7 @@ export interface WatchLine {
 
 /** A line that is not a watch event; `text` is the line, cut to a readable length. */
 export class MalformedWatchLineError extends Error {
+  /** Always `MalformedWatchLineError`. */
   override readonly name = 'MalformedWatchLineError';
   constructor(
     readonly reason: string,
