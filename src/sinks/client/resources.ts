@@ -4,7 +4,9 @@ import { isNotFound } from './errors.js';
 
 /** Where a kind lives on the server, as discovery tells it: its resource (group always set, '' for core), kind and scope. */
 export interface ResourceInfo extends Required<Omit<ResourceRef, 'namespace'>> {
+  /** The kind (`Deployment`). */
   kind: string;
+  /** Whether its objects live in namespaces. */
   namespaced: boolean;
 }
 
@@ -26,7 +28,9 @@ export function unknownKind(apiVersion: string, kind: string, served: Iterable<s
 
 interface ApiResource {
   name: string;
+  /** The kind of the resource's objects. */
   kind: string;
+  /** Whether its objects live in namespaces. */
   namespaced: boolean;
 }
 
@@ -64,6 +68,7 @@ export function resourcePath(info: ResourceInfo, namespace: string | undefined, 
  */
 /** Finds where a kind lives: its resource, group version and scope. */
 export interface KindResolver {
+  /** Where `kind` of `apiVersion` lives, or an `UnknownResourceError` naming what the server serves instead. */
   resolve(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ResourceInfo>;
 }
 
@@ -88,6 +93,9 @@ export class ResourceResolver implements KindResolver {
     return pending;
   }
 
+  /**
+   * Where `kind` of `apiVersion` lives, from discovery (cached per apiVersion, looked up again once for a kind the cache lacks).
+   */
   async resolve(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ResourceInfo> {
     if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string' || kind === '') {
       throw new UnknownResourceError(
