@@ -93,17 +93,25 @@ export type TimedOutcome = ReconcileOutcome & { at: number };
 
 /** What a run did, for assertions after it. */
 export interface ReconcileRun<T extends KubeObject> {
+  /** Every outcome of the run, with the virtual time it came at. */
   outcomes: TimedOutcome[];
   /** Set when the controller's output errored. */
   error?: unknown;
+  /** The writes the reconcile made (create, update, patch, apply, delete), in order. */
   writes: readonly MemoryRequest[];
+  /** Every request the reconcile's client made, reads included. */
   requests: readonly MemoryRequest[];
+  /** The Events the reconcile recorded. */
   events: readonly RecordedEvent[];
+  /** The in-memory cluster's client, to read the end state from. */
   client: MemoryClient;
+  /** The recorder the reconcile recorded Events on. */
   recorder: MemoryRecorder;
+  /** The controller that ran, to read its stores and metrics. */
   controller: Controller<T>;
   /** The virtual time the run stopped at, and why. */
   frame: number;
+  /** `idle`: nothing was left to do; `until`: the `until` time came; `completed`: the controller's output ended. */
   stoppedBy: 'idle' | 'until' | 'completed';
 }
 
