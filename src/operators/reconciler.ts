@@ -54,7 +54,9 @@ export class ReconcileTimeoutError extends Error {
   /** `TimeoutError`, as the reason of an aborted `AbortSignal.timeout()` is named. */
   override readonly name = 'TimeoutError';
   constructor(
+    /** The key whose run timed out. */
     readonly key: ObjectKey,
+    /** The timeout it exceeded, in ms. */
     readonly timeout: number,
   ) {
     super(`reconcile of "${key}" timed out after ${timeout} ms`);
