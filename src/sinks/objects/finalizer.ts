@@ -75,7 +75,9 @@ export class FinalizerError extends Error {
   override readonly name = 'FinalizerError';
 
   constructor(
+    /** Whether adding (`add`) or removing (`remove`) the finalizer failed. */
     readonly phase: 'add' | 'remove',
+    /** The finalizer concerned. */
     readonly finalizerName: string,
     object: KubeObject,
     cause: unknown,
