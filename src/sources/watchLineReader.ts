@@ -9,7 +9,9 @@ export class MalformedWatchLineError extends Error {
   /** Always `MalformedWatchLineError`. */
   override readonly name = 'MalformedWatchLineError';
   constructor(
+    /** What is wrong with the line (not JSON, no type, ...). */
     readonly reason: string,
+    /** The line, or its start. */
     readonly text: string,
   ) {
     super(`malformed watch line (${reason}): ${text}`);
