@@ -51,11 +51,16 @@ export class ApiError extends Error {
   /** Always `ApiError`. */
   override readonly name = 'ApiError';
   constructor(
+    /** The HTTP status code. */
     readonly code: number,
+    /** The Status reason (`NotFound`, `Conflict`, ...). */
     readonly reason: string,
     message: string,
+    /** The Status details: the object concerned, field causes, `retryAfterSeconds`. */
     readonly details?: StatusDetails,
+    /** Extra response headers (`Retry-After`). */
     readonly headers: Readonly<Record<string, string>> = {},
+    /** For an expired list continue token: the token to start again with, sent as `metadata.continue`. */
     readonly listContinue?: string,
   ) {
     super(message);

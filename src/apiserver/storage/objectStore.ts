@@ -30,6 +30,7 @@ export class StoredObject {
   constructor(
     /** The object as JSON, computed once when stored. */
     readonly json: string,
+    /** The resourceVersion it was stored at. */
     readonly rv: number,
     object: KubeObject,
   ) {
