@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,16 +11,29 @@ import { dashboardOrigins, dashboardPanels, type DashboardPanel } from './suppor
 const root = new URL('..', import.meta.url).pathname;
 const main = new URL('./main.ts', import.meta.url).pathname;
 
-/** Runs the main job as `npm start` does, in its own process; resolves with its output and exit code. */
-function runMain(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string; err: string }> {
+const running = new Set<ChildProcess>();
+
+/**
+ * Runs the main job as `npm start` does, in its own process; resolves with
+ * its output and exit code. `whenOutput` is called with the output so far
+ * on every chunk, and may signal the process.
+ */
+function runMain(args: string[], env: NodeJS.ProcessEnv, whenOutput?: (out: string, proc: ChildProcess) => void): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ['--import', 'tsx', main, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(proc);
     let out = '';
     let err = '';
-    proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    proc.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      whenOutput?.(out, proc);
+    });
     proc.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     proc.on('error', reject);
-    proc.on('exit', (code) => resolve({ code, out, err }));
+    proc.on('exit', (code) => {
+      running.delete(proc);
+      resolve({ code, out, err });
+    });
   });
 }
 
@@ -34,6 +47,80 @@ function missing(panel: DashboardPanel, scraped: Sample[]): string | undefined {
   }
   return undefined;
 }
+
+describe('the main job\'s command line', function () {
+  this.timeout(120_000);
+  afterEach(() => {
+    for (const proc of running) proc.kill('SIGKILL');
+  });
+  const env = (): NodeJS.ProcessEnv => {
+    const e: NodeJS.ProcessEnv = { ...process.env };
+    delete e.KUBECONFIG;
+    return e;
+  };
+
+  it('--help prints the usage with every option and exits 0 without running', async () => {
+    const { code, out, err } = await runMain(['--help'], env());
+    expect(code).to.equal(0);
+    expect(err).to.equal('');
+    expect(out).to.match(/^usage: npm start -- \[options\]/);
+    for (const option of ['--kubeconfig <path>', '--pace <ms>', '--step-timeout <ms>', '--metrics-port <n>', '--log-format <json|pretty>', '--log-level <level>', '-h, --help']) {
+      expect(out).to.contain(option);
+    }
+    expect(out).not.to.contain('rxkube main job');
+  });
+
+  it('exits 2 naming an unknown option, a bad value, or a missing value, without running', async () => {
+    // Two processes for the exit code; parseCommandLine's own test (test/examples/cli.test.ts) has every case.
+    const cases: [string[], string][] = [
+      [['--bogus'], "npm start: Unknown option '--bogus'"],
+      [['--pace', 'abc'], 'npm start: --pace must be an integer >= 0, got "abc"'],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runMain(args, env())));
+    results.forEach(({ code, out, err }, i) => {
+      const [args, message] = cases[i] as [string[], string];
+      expect(code, args.join(' ')).to.equal(2);
+      expect(err.split('\n')[0], args.join(' ')).to.contain(message);
+      expect(out, args.join(' ')).to.equal('');
+    });
+  });
+
+  it('says in one line that a kubeconfig does not exist, and exits 2', async () => {
+    const { code, out, err } = await runMain(['--kubeconfig', '/nonexistent/kubeconfig'], env());
+    expect(code).to.equal(2);
+    expect(out).to.equal('');
+    expect(err).to.equal('npm start: the kubeconfig /nonexistent/kubeconfig does not exist\n');
+    const fromEnv = await runMain([], { ...env(), KUBECONFIG: '/nonexistent/from-env' });
+    expect(fromEnv.err).to.equal('npm start: the kubeconfig /nonexistent/from-env does not exist\n');
+  });
+
+  it('on Ctrl-C stops, cleans up, prints "interrupted" and exits 130', async () => {
+    let sent = false;
+    const { code, out, err } = await runMain(['--pace', '60000'], env(), (sofar, proc) => {
+      // Once the first step has converged the job waits out its pace: interrupt it there.
+      if (!sent && /\[ 1\/11\]/.test(sofar)) {
+        sent = true;
+        proc.kill('SIGINT');
+      }
+    });
+    expect(sent).to.equal(true);
+    expect(err).to.equal('interrupted\n');
+    expect(out).not.to.match(/not converged|failed|aborted/i);
+    expect(code).to.equal(130);
+  });
+
+  it('with --log-format pretty writes the controller\'s logs to stderr as readable lines, saying what start-up waits for', async () => {
+    const { code, err } = await runMain(['--pace', '0', '--log-format', 'pretty'], env());
+    expect(code).to.equal(0);
+    const lines = err.trimEnd().split('\n');
+    expect(lines.every((line) => /^\[\d\d:\d\d:\d\d\.\d{3}\] (DEBUG|INFO|WARN|ERROR): /.test(line)), err).to.equal(true);
+    expect(err).to.match(/INFO: waiting for the caches of podautoscalers\.autoscaling\.rxkube\.dev, deployments\.apps to sync before reconciling/);
+    expect(err).to.contain('INFO: caches synced: reconciling');
+    const json = await runMain(['--pace', '0', '--log-format', 'json', '--log-level', 'warn'], env());
+    expect(json.code).to.equal(0);
+    for (const line of json.err.trimEnd().split('\n').filter(Boolean)) expect((JSON.parse(line) as { level: number }).level).to.be.at.least(40);
+  });
+});
 
 describe('the main job (examples/main.ts) in its own process', function () {
   // The job runs its eleven steps, then its webhook checks, in a process of its own: on a busy machine that takes a while.

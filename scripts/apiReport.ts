@@ -8,12 +8,17 @@
  *
  * It builds the declaration files into a temporary folder first, so it
  * needs no `npm run build` and leaves no `dist/` behind.
+ *
+ * It also fails on every symbol the reports reach (exports, their members,
+ * options and constructor fields) that has no doc comment of its own,
+ * one line per symbol naming it and its source file (api-extractor's
+ * `ae-undocumented`).
  */
 import { Extractor, ExtractorConfig, ExtractorLogLevel, type ExtractorMessage } from '@microsoft/api-extractor';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { promisify, parseArgs } from 'node:util';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -40,6 +45,17 @@ async function buildDeclarations(out: string): Promise<void> {
       throw new Error(`building the declarations failed:\n${err.stdout ?? String(err)}`);
     },
   );
+}
+
+/**
+ * Which symbol lacks a doc comment, and where its source is: api-extractor
+ * reads the built declarations, whose paths and names mirror src/.
+ */
+function undocumented(message: ExtractorMessage, out: string): string {
+  const name = /"([^"]+)"/.exec(message.text)?.[1] ?? message.text;
+  const source = message.sourceFilePath === undefined ? undefined : relative(out, message.sourceFilePath).replace(/\.d\.ts$/, '.ts');
+  const where = source === undefined || source.startsWith('..') ? '' : ` (src/${source}, near line ${message.sourceFileLine ?? '?'} of its declaration file)`;
+  return `${name} has no doc comment${where}: write a /** ... */ comment on the declaration itself, saying what it is for`;
 }
 
 /** Runs api-extractor over every entry: with `check`, compares; otherwise writes the reports. */
@@ -74,8 +90,8 @@ export async function apiReport(options: { check: boolean }): Promise<ReportResu
               'ae-missing-release-tag': { logLevel: ExtractorLogLevel.None },
               // Reachable but unnamed shapes are reported (includeForgottenExports), by design.
               'ae-forgotten-export': { logLevel: ExtractorLogLevel.None },
-              // Whether every export has a doc comment is checked on its own, not by the report.
-              'ae-undocumented': { logLevel: ExtractorLogLevel.None },
+              // Every export, and every member and option of one, has a doc comment of its own.
+              'ae-undocumented': { logLevel: ExtractorLogLevel.Warning },
             },
             tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
           },
@@ -88,7 +104,9 @@ export async function apiReport(options: { check: boolean }): Promise<ReportResu
         showVerboseMessages: false,
         messageCallback: (message: ExtractorMessage) => {
           if (message.logLevel === ExtractorLogLevel.Error || message.logLevel === ExtractorLogLevel.Warning) {
-            if (!String(message.messageId).startsWith('console-api-report')) {
+            if (message.messageId === 'ae-undocumented') {
+              result.errors.push(`${report}: ${undocumented(message, out)}`);
+            } else if (!String(message.messageId).startsWith('console-api-report')) {
               result.errors.push(`${report}: ${message.text}`);
             }
           }

@@ -1,4 +1,4 @@
-import { apiserverCommand, apiserverUsage, type CliIo } from './apiserver/cli.js';
+import { apiserverCommand, apiserverUsage, UsageError, type CliIo } from './apiserver/cli.js';
 
 /**
  * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`).
@@ -7,12 +7,12 @@ import { apiserverCommand, apiserverUsage, type CliIo } from './apiserver/cli.js
  * `process.exit`.
  */
 
-function signals(): Promise<void> {
+function signals(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    const stop = (): void => {
+    const stop = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      resolve();
+      resolve(signal);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
@@ -43,6 +43,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return 2;
     }
   } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`rxkube ${command}: ${error.message}\n(rxkube ${command} --help lists the options)`);
+      return 2;
+    }
     io.err(`rxkube: ${(error as Error).message}`);
     return 1;
   }

@@ -9,7 +9,7 @@
  * `leaderElection` as the sinks. Tests use `rxkube/testing`; the embedded
  * API server is `rxkube/apiserver`.
  *
- * Every name below is exported on purpose (see `api/rxkube.api.md`).
+ * @packageDocumentation
  */
 
 // The vocabulary: objects, keys, resources, what sources and deltas emit, logging.

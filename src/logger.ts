@@ -8,9 +8,13 @@ export type LogFn = (fieldsOrMessage: Record<string, unknown> | string, message?
  * else with these four methods. Every part takes one in its options.
  */
 export interface Logger {
+  /** Detail for debugging: every reconcile, the stack of repeated failures. */
   debug: LogFn;
+  /** What a person running the controller wants to see: start-up, shutdown, leadership. */
   info: LogFn;
+  /** Something went wrong and will be retried or worked around. */
   warn: LogFn;
+  /** Something went wrong that needs a person. */
   error: LogFn;
 }
 

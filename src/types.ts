@@ -5,29 +5,49 @@
 
 /** An owner reference, as `metadata.ownerReferences[]` holds it. */
 export interface OwnerReference {
+  /** The owner's `apiVersion` (`apps/v1`). */
   apiVersion: string;
+  /** The owner's kind (`Deployment`). */
   kind: string;
+  /** The owner's name, in the same namespace as the object (or cluster-scoped). */
   name: string;
+  /** The owner's uid: a new object of the same name is another owner. */
   uid: string;
+  /** True on the one owner that controls the object (at most one per object). */
   controller?: boolean;
+  /** With foreground deletion, the owner is not deleted before this object. */
   blockOwnerDeletion?: boolean;
 }
 
 /** The metadata fields a controller reads; the server may send more. */
 export interface ObjectMeta {
+  /** The object's name, unique per kind and namespace. */
   name?: string;
+  /** A prefix the server completes into a unique `name` on create. */
   generateName?: string;
+  /** The namespace; absent for cluster-scoped objects. */
   namespace?: string;
+  /** Set by the server on create; tells apart two objects that had the same name. */
   uid?: string;
+  /** The version of this state, set by the server on every write; an opaque string to compare for equality only. */
   resourceVersion?: string;
+  /** Bumped by the server when the spec changes (not for metadata or status writes, in most kinds). */
   generation?: number;
+  /** When the object was created (RFC 3339). */
   creationTimestamp?: string;
+  /** Set when a delete was asked for while finalizers remain: the object goes once they are removed. */
   deletionTimestamp?: string;
+  /** The grace period of the pending delete, in seconds. */
   deletionGracePeriodSeconds?: number;
+  /** Labels: what label selectors match. */
   labels?: Record<string, string>;
+  /** Annotations: free-form data of tools and controllers. */
   annotations?: Record<string, string>;
+  /** The objects this one belongs to; garbage collection deletes it after them. */
   ownerReferences?: OwnerReference[];
+  /** Keys that hold off deletion until the controllers that set them remove them. */
   finalizers?: string[];
+  /** Server-side apply's record of which manager owns which field (`dropManagedFields` drops it from caches). */
   managedFields?: unknown[];
 }
 
@@ -36,8 +56,11 @@ export interface ObjectMeta {
  * `interface PodAutoscaler extends KubeObject { spec: {...} }`.
  */
 export interface KubeObject {
+  /** The group and version (`apps/v1`, `v1`); lists leave it out of their items. */
   apiVersion?: string;
+  /** The kind (`Deployment`); lists leave it out of their items. */
   kind?: string;
+  /** Name, namespace, labels and the other fields every object has. */
   metadata: ObjectMeta;
 }
 
@@ -49,6 +72,7 @@ export type ObjectKey = string;
 
 /** Thrown for an object that cannot be keyed or stored; the message names the fault. */
 export class InvalidObjectError extends Error {
+  /** Always `InvalidObjectError`. */
   override readonly name = 'InvalidObjectError';
 }
 
@@ -128,11 +152,14 @@ export type ListWatchEvent<T extends KubeObject = KubeObject> =
   | { type: 'Added' | 'Modified' | 'Deleted'; object: T }
   | { type: 'Bookmark'; resourceVersion: string };
 
+/** What a delta says happened to its key: first seen, changed, gone, or re-sent unchanged by a resync. */
 export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Sync';
 
 /** One change to one key, as the store applies it and controllers see it. */
 export interface Delta<T extends KubeObject = KubeObject> {
+  /** What happened to the key. */
   type: DeltaType;
+  /** The object's key (`namespace/name` or `name`). */
   key: ObjectKey;
   /** The new object; for `Deleted`, the last state known. */
   object: T;
@@ -153,7 +180,9 @@ export interface Delta<T extends KubeObject = KubeObject> {
  * complete), `Bookmark` advances the resourceVersion with no change.
  */
 export interface ListMarker {
+  /** `Synced` after a complete list, `Bookmark` for a watch bookmark. */
   type: 'Synced' | 'Bookmark';
+  /** The resourceVersion the list or bookmark is at. */
   resourceVersion: string;
 }
 
@@ -172,6 +201,7 @@ export function isDelta<E extends { type: string }>(event: E): event is Exclude<
 export interface ResourceRef {
   /** The API group; "" (or omitted) for the core group (`/api/v1`). */
   group?: string;
+  /** The API version (`v1`). */
   version: string;
   /** The plural resource name, as in the URL: `pods`, `deployments`. */
   resource: string;
@@ -198,29 +228,45 @@ export function describeResource(ref: ResourceRef): string {
 
 /** One cause of a `Status` (a field that failed validation, a field manager conflict). */
 export interface StatusCause {
+  /** Why, in one word (`FieldValueInvalid`, `FieldManagerConflict`). */
   reason?: string;
+  /** What is wrong, for people. */
   message?: string;
+  /** The field concerned (`spec.replicas`). */
   field?: string;
 }
 
 /** `Status.details`: which object the error is about and, for some errors, why and when to retry. */
 export interface StatusDetails {
+  /** The name of the object concerned. */
   name?: string;
+  /** The API group of the object concerned. */
   group?: string;
+  /** The kind (or resource) of the object concerned. */
   kind?: string;
+  /** The uid of the object concerned. */
   uid?: string;
+  /** The individual causes, one per field for an `Invalid`. */
   causes?: StatusCause[];
+  /** For 429 and some 5xx: seconds to wait before retrying. */
   retryAfterSeconds?: number;
 }
 
 /** The `Status` object an API server sends with an error. */
 export interface KubeStatus {
+  /** Always `v1`. */
   apiVersion?: string;
+  /** Always `Status`. */
   kind?: string;
+  /** `Failure` for errors (`Success` for some deletes). */
   status?: string;
+  /** What went wrong, for people. */
   message?: string;
+  /** The machine-readable cause: `NotFound`, `Conflict`, `AlreadyExists`, `Invalid`, `Expired`, ... */
   reason?: string;
+  /** The object concerned, field causes, when to retry. */
   details?: StatusDetails;
+  /** The HTTP status code. */
   code?: number;
 }
 

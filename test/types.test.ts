@@ -1,5 +1,15 @@
 import { expect } from 'chai';
-import { InvalidObjectError, objectKey, splitKey, type KubeObject } from 'rxkube';
+import { firstValueFrom, of } from 'rxjs';
+import {
+  InvalidObjectError,
+  objectKey,
+  reconcileByKey,
+  silentLogger,
+  splitKey,
+  type ControllerReconciler,
+  type KubeObject,
+  type Reconciler,
+} from 'rxkube';
 
 describe('objectKey', () => {
   it('keys a namespaced object as namespace/name', () => {
@@ -55,5 +65,24 @@ describe('splitKey', () => {
     for (const bad of ['', '/web', 'prod/', 'a/b/c']) {
       expect(() => splitKey(bad), bad).to.throw(InvalidObjectError, 'cannot split key');
     }
+  });
+});
+
+describe('the reconciler types', () => {
+  // Compiled by the project's tsc check (test/project.test.ts): a cast here would hide what this is about.
+  it('let an async wrapper of any reconciler type-check, and run what the wrapped one returns', async () => {
+    const base: { reconcile: Reconciler } = { reconcile: () => of({ requeue: false }, { requeueAfter: 7 }) };
+    const wrapped: Reconciler = async (key, ctx) => base.reconcile(key, ctx);
+    const outcome = await firstValueFrom(of('default/web').pipe(reconcileByKey(wrapped, { logger: silentLogger })));
+    expect(outcome).to.include({ key: 'default/web', result: 'requeue_after' });
+  });
+
+  it('let an async wrapper of a controller reconcile type-check', async () => {
+    const base: { reconcile: ControllerReconciler<KubeObject> } = { reconcile: () => of({ requeue: true }) };
+    const wrapped: ControllerReconciler<KubeObject> = async (key, ctx) => {
+      ctx.logger.debug({ key }, 'wrapped');
+      return base.reconcile(key, ctx);
+    };
+    expect(typeof wrapped).to.equal('function');
   });
 });

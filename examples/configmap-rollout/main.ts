@@ -1,23 +1,25 @@
 /**
  * Runs the configmap-rollout controller until SIGINT or SIGTERM:
  *
- *   npx tsx examples/configmap-rollout/main.ts [--kubeconfig path] [--namespace ns] [--metrics-port 8080]
+ *   npx tsx examples/configmap-rollout/main.ts [--kubeconfig path] [--namespace ns] [--metrics-port 8080] [--log-format json|pretty] [--log-level debug|info|warn|error]
  *
  * Against the cluster given by `--kubeconfig` (or `KUBECONFIG`); with
  * neither, against the embedded API server, with a kubeconfig printed for
- * `kubectl`. Logs are JSON lines on stderr.
+ * `kubectl`. Logs go to stderr: JSON lines, or readable ones with
+ * `--log-format pretty`.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDefaultLogger, runController } from 'rxkube';
+import { runController } from 'rxkube';
 import { connect, flag } from '../support/cluster.js';
+import { loggerFromArgs } from '../support/logging.js';
 import { exampleRecorder } from '../support/recorder.js';
 import { configMapRolloutOptions } from './controller.js';
 
 const argv = process.argv.slice(2);
 const cluster = await connect(argv);
-const logger = createDefaultLogger({ controller: 'configmap-rollout' });
+const logger = loggerFromArgs(argv, { controller: 'configmap-rollout' });
 const recorder = exampleRecorder(cluster.kubeConfig, 'configmap-rollout', hostname(), logger);
 try {
   if (cluster.embedded !== undefined) {

@@ -1,7 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { kubeClient, runController, type EventRecorder, type KubeClient, type ReconcileOutcome, type RunningController } from 'rxkube';
 import type { Registry } from 'prom-client';
-import { connect, flag, type Cluster } from '../support/cluster.js';
+import { connectTo, kubeconfigPaths, type Cluster } from '../support/cluster.js';
+import { usageText, type OptionSpec, type ParsedOptions } from '../support/cli.js';
+import { exampleLogger, logFormats, logLevels, type LogFormat } from '../support/logging.js';
 import { exampleRecorder } from '../support/recorder.js';
 import { podAutoscalerOptions } from '../podautoscaler/controller.js';
 import { installCrd } from '../podautoscaler/crd.js';
@@ -15,11 +17,34 @@ import { selfSignedCertificates } from 'rxkube/webhooks';
 import { podAutoscalerWebhooks } from '../podautoscaler/webhooks.js';
 import { describeProblem, problems, stateReader, type ClusterState, type Problem } from './state.js';
 
+/** The main job's command line. */
+export const demoOptionSpecs = {
+  kubeconfig: { kind: 'string', value: 'path', help: 'the cluster to run on (default: KUBECONFIG, else the embedded API server; never ~/.kube/config)' },
+  pace: { kind: 'integer', value: 'ms', help: 'pause between the steps of the workload (default 900)' },
+  'step-timeout': { kind: 'integer', value: 'ms', min: 1, help: 'how long a step may take to converge (default 15000)' },
+  'metrics-port': { kind: 'integer', value: 'n', help: 'port of /metrics (default 0: any free port)' },
+  'log-format': { kind: 'choice', value: 'json|pretty', choices: logFormats, help: 'also write the controller\'s logs to stderr, as JSON lines or pretty (default: none; the summary counts them)' },
+  'log-level': { kind: 'choice', value: 'level', choices: logLevels, help: 'the lowest level written with --log-format (default info)' },
+} as const satisfies Record<string, OptionSpec>;
+
+/** The main job's usage text (`npm start -- --help`). */
+export const demoUsage = usageText(
+  'npm start -- [options]      (or: npx tsx examples/main.ts [options])',
+  'Runs the podautoscaler example controller on the embedded API server (or on the cluster\nof --kubeconfig, in a namespace of its own), drives a scripted workload, and ends with a\nsummary: exit code 0 when every object converged, 1 when not, 2 for a bad command line,\n130 when interrupted (Ctrl-C).',
+  demoOptionSpecs,
+);
+
 export interface DemoOptions {
-  argv: readonly string[];
+  /** What the command line said (see `demoOptionSpecs`). */
+  options: ParsedOptions;
   env: NodeJS.ProcessEnv;
   out: NodeJS.WriteStream;
+  /** Aborted by Ctrl-C: the job stops the controller, cleans up and resolves `interrupted`. */
+  signal?: AbortSignal;
 }
+
+/** How the main job ended. */
+export type DemoOutcome = 'converged' | 'not converged' | 'interrupted';
 
 interface StepResult {
   title: string;
@@ -45,21 +70,29 @@ const sleep = (ms: number, signal: AbortSignal) =>
  * step while showing progress, and ends with a summary. Resolves true when
  * every object converged.
  */
-export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean> {
+export async function runDemo({ options, env, out, signal }: DemoOptions): Promise<DemoOutcome> {
   const started = Date.now();
-  const pace = Number(flag(argv, 'pace') ?? 900);
-  const stepTimeout = Number(flag(argv, 'step-timeout') ?? 15_000);
-  const metricsPort = Number(flag(argv, 'metrics-port') ?? 0);
+  const pace = (options.pace as number | undefined) ?? 900;
+  const stepTimeout = (options['step-timeout'] as number | undefined) ?? 15_000;
+  const metricsPort = (options['metrics-port'] as number | undefined) ?? 0;
+  const kubeconfig = options.kubeconfig as string | undefined;
+  const cluster = await connectTo(kubeconfig !== undefined ? [kubeconfig] : kubeconfigPaths([], env));
   const display = createDisplay(out);
-  const cluster = await connect(argv, env);
   const namespace = cluster.embedded ? 'demo' : `rxkube-demo-${Math.random().toString(36).slice(2, 8)}`;
   const client = kubeClient(cluster.kubeConfig, { fieldManager: 'rxkube-demo' });
-  const logger = recordingLogger();
+  const format = options['log-format'] as LogFormat | undefined;
+  const logger = recordingLogger(
+    format === undefined ? undefined : exampleLogger({ controller: 'podautoscaler' }, { format, level: (options['log-level'] as string | undefined) ?? 'info' }),
+  );
   const recorder = exampleRecorder(cluster.kubeConfig, 'podautoscaler', `rxkube-demo-${process.pid}`, logger);
   const counts = { total: 0, success: 0, error: 0 };
   const stop = new AbortController();
   // Every request of a burst listens to it.
   setMaxListeners(200, stop.signal);
+  const interrupt = () => stop.abort();
+  const interrupted = () => signal?.aborted === true;
+  if (signal?.aborted) stop.abort();
+  else signal?.addEventListener('abort', interrupt, { once: true });
   let running: RunningController<PodAutoscaler> | undefined;
   const results: StepResult[] = [];
   let final: ClusterState | undefined;
@@ -77,14 +110,18 @@ export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean>
       ...podAutoscalerOptions(cluster.kubeConfig, { namespace, concurrency: 4, logger, recorder }),
       ...(certs !== undefined ? { webhooks: { tls: certs, port: 0, host: '127.0.0.1', ...podAutoscalerWebhooks() } } : {}),
       health: { port: metricsPort, host: '127.0.0.1' },
+      // Ctrl-C is the caller's (it comes as `signal`): the job cleans up, then says it was interrupted.
+      handleSignals: false,
       onOutcome: (outcome: ReconcileOutcome) => {
         counts.total++;
         if (outcome.result === 'success') counts.success++;
         if (outcome.result === 'error' || outcome.result === 'dropped') counts.error++;
       },
     });
-    // A SIGINT or SIGTERM stops the controller; the script then stops too.
+    // A controller that stops (or fails) stops the script too; an interrupt stops the controller.
     void running.done.finally(() => stop.abort());
+    const controllerRun = running;
+    stop.signal.addEventListener('abort', () => controllerRun.stop(), { once: true });
     display.line(`metrics: ${running.health?.url}/metrics   (Ctrl-C stops)`);
     if (certs !== undefined) await registerWebhooks(client, running, certs.caBundle, stop.signal);
     const read = stateReader(cluster.kubeConfig, namespace);
@@ -132,11 +169,13 @@ export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean>
     if (results.length < steps.length && left.length === 0) left = [`only ${results.length} of ${steps.length} steps ran`];
     metricsText = await (await fetch(`${running.health?.url}/metrics`)).text();
   } catch (err) {
-    left = [...(left[0] === 'the demo did not get to check' ? [] : left), `the demo failed: ${err instanceof Error ? err.message : String(err)}`];
+    if (!interrupted()) left = [...(left[0] === 'the demo did not get to check' ? [] : left), `the demo failed: ${err instanceof Error ? err.message : String(err)}`];
   } finally {
+    signal?.removeEventListener('abort', interrupt);
     display.close();
     await cleanUp(cluster, client, namespace, running, final, recorder);
   }
+  if (interrupted()) return 'interrupted';
 
   const converged = left.length === 0;
   summary(display, {
@@ -151,7 +190,7 @@ export async function runDemo({ argv, env, out }: DemoOptions): Promise<boolean>
     seconds: (Date.now() - started) / 1000,
     converged,
   });
-  return converged;
+  return converged ? 'converged' : 'not converged';
 }
 
 async function gauge(registry: Registry, name: string): Promise<number> {

@@ -7,20 +7,25 @@ export interface RecordingLogger extends Logger {
   readonly lastError: string | undefined;
 }
 
-export function recordingLogger(): RecordingLogger {
+/** With `also`, every entry goes on to it too (`--log-format`); the counts are kept either way. */
+export function recordingLogger(also?: Logger): RecordingLogger {
   let warnings = 0;
   let errors = 0;
   let lastError: string | undefined;
   const text = (fieldsOrMessage: Record<string, unknown> | string, message?: string) =>
     typeof fieldsOrMessage === 'string' ? fieldsOrMessage : `${message ?? ''} ${JSON.stringify(fieldsOrMessage, (_key, value: unknown) => (value instanceof Error ? value.message : value))}`;
   return {
-    debug: () => {},
-    info: () => {},
-    warn: () => void warnings++,
+    debug: (fieldsOrMessage, message) => also?.debug(fieldsOrMessage, message),
+    info: (fieldsOrMessage, message) => also?.info(fieldsOrMessage, message),
+    warn: (fieldsOrMessage, message) => {
+      warnings++;
+      also?.warn(fieldsOrMessage, message);
+    },
     error: (fieldsOrMessage, message) => {
       errors++;
       lastError = text(fieldsOrMessage, message);
-      if (process.env.DEMO_DEBUG) process.stderr.write(`${lastError}\n`);
+      if (also !== undefined) also.error(fieldsOrMessage, message);
+      else if (process.env.DEMO_DEBUG) process.stderr.write(`${lastError}\n`);
     },
     get warnings() {
       return warnings;

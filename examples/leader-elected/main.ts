@@ -11,11 +11,12 @@
  *     One replica, until SIGINT/SIGTERM: start two of these in two terminals,
  *     stop the leader, and watch the other take over.
  */
-import { createDefaultLogger, findCondition, kubeClient, runController, silentLogger, type KubeClient } from 'rxkube';
+import { findCondition, kubeClient, runController, silentLogger, type KubeClient } from 'rxkube';
 import { installCrd } from '../podautoscaler/crd.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest } from '../podautoscaler/manifests.js';
 import type { PodAutoscaler } from '../podautoscaler/types.js';
 import { connect, flag, type Cluster } from '../support/cluster.js';
+import { loggerFromArgs } from '../support/logging.js';
 import { exampleRecorder } from '../support/recorder.js';
 import { replicaOptions, podAutoscalerReplica } from './replica.js';
 
@@ -32,7 +33,7 @@ try {
 }
 
 async function runOne(identity: string, namespace: string | undefined): Promise<void> {
-  const logger = createDefaultLogger({ controller: 'podautoscaler', identity });
+  const logger = loggerFromArgs(argv, { controller: 'podautoscaler', identity });
   const recorder = exampleRecorder(cluster.kubeConfig, 'podautoscaler', identity, logger);
   const running = await runController({
     ...replicaOptions(cluster.kubeConfig, {

@@ -1,25 +1,27 @@
 /**
  * Runs the podautoscaler controller until SIGINT or SIGTERM:
  *
- *   npx tsx examples/podautoscaler/main.ts [--kubeconfig path] [--namespace ns] [--metrics-port 8080]
+ *   npx tsx examples/podautoscaler/main.ts [--kubeconfig path] [--namespace ns] [--metrics-port 8080] [--log-format json|pretty] [--log-level debug|info|warn|error]
  *
  * Against the cluster given by `--kubeconfig` (or `KUBECONFIG`): it applies
  * the CRD, then reconciles. With neither, it starts the embedded API server
  * and prints a kubeconfig for it, so that `kubectl` can drive the demo.
- * Logs are JSON lines on stderr (`RXKUBE_LOG_LEVEL=debug` for every reconcile).
+ * Logs go to stderr: JSON lines, or readable ones with `--log-format pretty`
+ * (`--log-level debug` for every reconcile).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDefaultLogger, kubeClient, runController } from 'rxkube';
+import { kubeClient, runController } from 'rxkube';
 import { connect, flag } from '../support/cluster.js';
+import { loggerFromArgs } from '../support/logging.js';
 import { exampleRecorder } from '../support/recorder.js';
 import { podAutoscalerOptions } from './controller.js';
 import { installCrd } from './crd.js';
 
 const argv = process.argv.slice(2);
 const cluster = await connect(argv);
-const logger = createDefaultLogger({ controller: 'podautoscaler' });
+const logger = loggerFromArgs(argv, { controller: 'podautoscaler' });
 const recorder = exampleRecorder(cluster.kubeConfig, 'podautoscaler', hostname(), logger);
 try {
   logger.info({ cluster: cluster.where }, 'installing the PodAutoscaler CRD');

@@ -1,4 +1,5 @@
 import { KubeConfig } from '@kubernetes/client-node';
+import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { silentLogger } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
@@ -43,20 +44,36 @@ export function kubeconfigPaths(argv: readonly string[], env: NodeJS.ProcessEnv)
  * example never touches a cluster it was not pointed at.
  */
 export async function connect(argv: readonly string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<Cluster> {
-  const paths = kubeconfigPaths(argv, env);
+  return connectTo(kubeconfigPaths(argv, env));
+}
+
+/** Loads one kubeconfig file, or fails in one line naming it and what is wrong. */
+function loadKubeconfig(path: string): KubeConfig {
+  if (!existsSync(path)) throw new KubeconfigError(`the kubeconfig ${path} does not exist`);
+  const kubeConfig = new KubeConfig();
+  try {
+    kubeConfig.loadFromFile(path);
+  } catch (err) {
+    throw new KubeconfigError(`the kubeconfig ${path} cannot be read: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+  }
+  return kubeConfig;
+}
+
+/** A kubeconfig that is missing or unreadable: the message is the one line to show. */
+export class KubeconfigError extends Error {
+  override readonly name = 'KubeconfigError';
+}
+
+/** Connects to the cluster the kubeconfig files name (merged as kubectl does), or to a new embedded API server when there are none. */
+export async function connectTo(paths: readonly string[]): Promise<Cluster> {
   if (paths.length === 0) {
     const server = await startApiServer({ logger: silentLogger });
     return { kubeConfig: server.kubeConfig(), where: `the embedded API server at ${server.url}`, embedded: server, close: () => server.close() };
   }
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(paths[0] as string);
-  for (const path of paths.slice(1)) {
-    const more = new KubeConfig();
-    more.loadFromFile(path);
-    kubeConfig.mergeConfig(more, true);
-  }
+  const kubeConfig = loadKubeconfig(paths[0] as string);
+  for (const path of paths.slice(1)) kubeConfig.mergeConfig(loadKubeconfig(path), true);
   const server = kubeConfig.getCurrentCluster()?.server;
-  if (server === undefined) throw new Error(`the kubeconfig ${paths.join(delimiter)} has no current context with a cluster`);
+  if (server === undefined) throw new KubeconfigError(`the kubeconfig ${paths.join(delimiter)} has no current context with a cluster`);
   return {
     kubeConfig,
     where: `context "${kubeConfig.getCurrentContext()}" (${server}) from ${paths.join(delimiter)}`,

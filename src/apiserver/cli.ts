@@ -12,7 +12,9 @@ import { startApiServer, type ApiServer } from './startApiServer.js';
  *   export KUBECONFIG=/tmp/rxkube-8080.kubeconfig
  *   kubectl get namespaces
  *
- * Failures set `process.exitCode`; nothing here calls `process.exit`.
+ * Exit codes: 0 when stopped by its caller, 1 when the server fails, 2 for a
+ * bad command line, 130 on Ctrl-C (SIGINT), 143 on SIGTERM. Nothing here
+ * calls `process.exit`: the codes are returned.
  */
 
 export const apiserverUsage = `usage: rxkube apiserver [options]
@@ -37,59 +39,90 @@ options:
 export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
-  /** Resolves when the process is asked to stop (SIGINT/SIGTERM by default). */
-  untilStopped: () => Promise<void>;
+  /**
+   * Resolves when the process is asked to stop: with the signal that asked
+   * (SIGINT/SIGTERM by default), or nothing when the caller stops it.
+   */
+  untilStopped: () => Promise<NodeJS.Signals | void>;
 }
+
+/** A command line that cannot run: the exit code is 2 and the message names the option. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** What a command says and returns when a signal stopped it: the shell's 128 + the signal's number. */
+const signalExits: Partial<Record<NodeJS.Signals, { code: number; says: string }>> = {
+  SIGINT: { code: 130, says: 'interrupted' },
+  SIGTERM: { code: 143, says: 'terminated' },
+};
 
 function integer(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text)) throw new Error(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`--${name} must be a non-negative integer, got ${JSON.stringify(text)}`);
   return Number(text);
+}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        token: { type: 'string' },
+        rbac: { type: 'boolean' },
+        'history-window': { type: 'string' },
+        'bookmark-interval-ms': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (err) {
+    // parseArgs names the option itself ("Unknown option '--bogus'", "Option '--port <value>' argument missing").
+    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError((err as Error).message);
+    throw err;
+  }
 }
 
 /** Runs `rxkube apiserver` with its arguments until `io.untilStopped()`; returns the exit code. */
 export async function apiserverCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      kubeconfig: { type: 'string' },
-      token: { type: 'string' },
-      rbac: { type: 'boolean' },
-      'history-window': { type: 'string' },
-      'bookmark-interval-ms': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
+  const values = parse(args);
   if (values.help) {
     io.out(apiserverUsage);
     return 0;
   }
   const port = integer('port', values.port, 8080);
+  const historyWindow = integer('history-window', values['history-window'], 10_000);
+  const bookmarkIntervalMs = integer('bookmark-interval-ms', values['bookmark-interval-ms'], 60_000);
   const server: ApiServer = await startApiServer({
     port,
     host: values.host,
     token: values.token,
     rbac: values.rbac ?? false,
-    historyWindow: integer('history-window', values['history-window'], 10_000),
-    bookmarkIntervalMs: integer('bookmark-interval-ms', values['bookmark-interval-ms'], 60_000),
+    historyWindow,
+    bookmarkIntervalMs,
     logger: createDefaultLogger({ component: 'apiserver' }),
   });
   const boundPort = new URL(server.url).port;
   const path = resolve(values.kubeconfig ?? join(tmpdir(), `rxkube-${boundPort}.kubeconfig`));
   try {
-    await server.writeKubeconfig(path);
+    await server.writeKubeconfig(path).catch((err: unknown) => {
+      throw new Error(`cannot write the kubeconfig to ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    });
     io.out(`rxkube API server listening on ${server.url}`);
     io.out(`kubeconfig written to ${path}`);
     io.out(`  export KUBECONFIG=${path}`);
     if (values.rbac) io.out('RBAC is on: the kubeconfig is a system:masters admin');
     io.out('press Ctrl-C to stop');
-    await io.untilStopped();
+    const signal = await io.untilStopped();
+    const exit = signal ? signalExits[signal] : undefined;
+    if (exit === undefined) return 0;
+    io.err(exit.says);
+    return exit.code;
   } finally {
     await server.close();
   }
-  return 0;
 }

@@ -30,6 +30,7 @@ export interface RequestMatch {
   subresource?: string;
   /** The kind of the resource addressed (`Deployment`). */
   kind?: string;
+  /** The namespace of the object addressed. */
   namespace?: string;
   /** The object's name (requests that name one). */
   name?: string;
@@ -51,12 +52,19 @@ export interface Fault extends RequestMatch {
 export interface RequestInfo {
   /** kube's verb (get, list, watch, create, update, patch, delete, deletecollection) or discovery, openapi, version, health, unknown. */
   verb: string;
+  /** The API group (`''` for the core group). */
   group?: string;
+  /** The API version (`v1`). */
   version?: string;
+  /** The resource, plural (`configmaps`). */
   resource?: string;
+  /** The subresource (`status`, `scale`), or `''` for the object itself. */
   subresource?: string;
+  /** The namespace of the request, if it names one. */
   namespace?: string;
+  /** The object's name, for requests that name one. */
   name?: string;
+  /** The kind of the resource addressed (`ConfigMap`). */
   kind?: string;
   /** A server-side apply (`verb` is `patch`): a match on `apply` takes it too. */
   apply?: boolean;
@@ -227,6 +235,7 @@ export class Faults extends RequestFaults {
     for (const w of this.hub.all()) w.stream.setSilenced(false);
   }
 
+  /** Whether open watches are silenced now (`silenceWatches()`). */
   get watchesSilenced(): boolean {
     return this.silenced;
   }
@@ -246,6 +255,7 @@ export class Faults extends RequestFaults {
     this.watch410AsHttp = on;
   }
 
+  /** Whether an expired watch is answered with HTTP 410 (`watch410AsHttpStatus(true)`) rather than an ERROR event. */
   get expiredWatchAsHttp(): boolean {
     return this.watch410AsHttp;
   }

@@ -7,7 +7,7 @@
  * clusters do (dropped watches, compacted history, throttling, errors,
  * latency). The `rxkube apiserver` command runs one for kubectl.
  *
- * Every name below is exported on purpose (see `api/rxkube-apiserver.api.md`).
+ * @packageDocumentation
  */
 
 export { startApiServer, type AccessSubject, type ApiServer, type ApiServerOptions } from './startApiServer.js';

@@ -18,21 +18,7 @@ import { ApiError } from './api/statusError.js';
 import { Access, type AccessSubject } from './auth/access.js';
 import { servingCertificate } from './auth/servingCertificate.js';
 
-/**
- * Starts the embedded Kubernetes API server: an in-memory kube-apiserver
- * speaking the real HTTP protocol on loopback, so the unmodified
- * `@kubernetes/client-node` and kubectl work against it, with faults on
- * demand. The `default`, `kube-system`, `kube-public` and
- * `kube-node-lease` namespaces exist from the start.
- *
- * ```ts
- * const server = await startApiServer();
- * const core = server.kubeConfig().makeApiClient(CoreV1Api);
- * await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'x' } } });
- * server.faults.dropWatches();
- * await server.close();
- * ```
- */
+/** How to start the embedded API server: where it listens, how much history it keeps, who may call it. */
 export interface ApiServerOptions {
   /** Default 0: any free port. */
   port?: number;
@@ -46,6 +32,7 @@ export interface ApiServerOptions {
   historyWindow?: number;
   /** Period of BOOKMARK events on watches that allow them. Default 60,000 ms, as kube. */
   bookmarkIntervalMs?: number;
+  /** Where the server logs failed requests and controller steps (default: pino to stderr). */
   logger?: Logger;
   /**
    * When set, every request needs `Authorization: Bearer <token>` (else
@@ -72,12 +59,15 @@ export interface ApiServerOptions {
 
 export type { AccessSubject };
 
+/** A running embedded API server: where it is, how to reach it, what it holds, and the handles a test needs. */
 export interface ApiServer {
   /** `http://host:port`. */
   readonly url: string;
   /** A client-node KubeConfig for this server, ready to use. */
   kubeConfig(): KubeConfig;
+  /** A kubeconfig for this server as YAML, for kubectl. */
   kubeconfigYaml(): string;
+  /** Writes `kubeconfigYaml()` to `path` (mode 0600). */
   writeKubeconfig(path: string): Promise<void>;
   /**
    * A KubeConfig that authenticates as `subject`: a ServiceAccount, with a
@@ -95,9 +85,11 @@ export interface ApiServer {
   readonly resourceVersion: string;
   /** The stored objects of a resource (frozen), in one namespace when given: for tests to compare caches against. */
   snapshot(resource: ResourceRef): KubeObject[];
+  /** Faults to inject: failed requests, latency, dropped, silenced or malformed watches, compaction. */
   readonly faults: Faults;
   /** Every request seen (the latest 10,000), oldest first. */
   readonly requestLog: readonly RequestLogEntry[];
+  /** Empties `requestLog`. */
   clearRequestLog(): void;
   /** How many watches are open now. */
   openWatches(): number;
@@ -128,6 +120,21 @@ function contextNamespace(subject: AccessSubject): string {
   return 'serviceAccount' in subject ? (subject.serviceAccount.split('/')[0] ?? 'default') : 'default';
 }
 
+/**
+ * Starts the embedded Kubernetes API server: an in-memory kube-apiserver
+ * speaking the real HTTP protocol on loopback, so the unmodified
+ * `@kubernetes/client-node` and kubectl work against it, with faults on
+ * demand. The `default`, `kube-system`, `kube-public` and
+ * `kube-node-lease` namespaces exist from the start.
+ *
+ * ```ts
+ * const server = await startApiServer();
+ * const core = server.kubeConfig().makeApiClient(CoreV1Api);
+ * await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'x' } } });
+ * server.faults.dropWatches();
+ * await server.close();
+ * ```
+ */
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const logger = options.logger ?? createDefaultLogger({ component: 'apiserver' });
   const historyWindow = options.historyWindow ?? 10_000;

@@ -28,7 +28,9 @@ import { reconcileContext, wire } from './wiring.js';
 export interface WatchedResource extends ResourceRef {
   /** The kind of its objects (`Deployment`): owner references name owners by group and kind. */
   kind: string;
+  /** Only objects with these labels (kube's label selector syntax: `app=web,tier!=db`). */
   labelSelector?: string;
+  /** Only objects whose fields match (kube's field selector syntax: `status.phase=Running`). */
   fieldSelector?: string;
   /** Extra indexes on its store. */
   indexers?: Indexers;
@@ -36,6 +38,7 @@ export interface WatchedResource extends ResourceRef {
 
 /** An extra watch: changes of another resource, mapped to keys of the primary one. */
 export interface ExtraWatch {
+  /** The resource to watch. */
   resource: WatchedResource;
   /** The primary keys a change concerns (none, one or several). */
   map: (delta: Delta, stores: ControllerStores) => KeysOf;
@@ -46,7 +49,9 @@ export type ControllerStores = Readonly<Record<string, Lister>>;
 
 /** What a controller's reconcile gets besides the key. */
 export interface ControllerContext<T extends KubeObject = KubeObject> extends ReconcileContext {
+  /** The namespace of the key; undefined for a cluster-scoped object. */
   readonly namespace: string | undefined;
+  /** The name of the key. */
   readonly name: string;
   /** The object as the cache held it when the run started; undefined once it is gone. */
   readonly object: T | undefined;
@@ -58,6 +63,7 @@ export interface ControllerContext<T extends KubeObject = KubeObject> extends Re
   readonly client: KubeClient;
   /** Records Events; never throws, never blocks. */
   readonly recorder: EventRecorder;
+  /** The controller's logger, for the reconcile's own lines. */
   readonly logger: Logger;
   /**
    * The controller's clock (its scheduler's `now()`, ms since the epoch):
@@ -67,14 +73,24 @@ export interface ControllerContext<T extends KubeObject = KubeObject> extends Re
   now(): number;
 }
 
+/**
+ * A controller's reconcile: brings the object of `key` in line with what it should be.
+ * It returns nothing or a `ReconcileResult`, as a value, a promise (which may also resolve
+ * to an observable) or an Observable; a throw, rejection or error is retried after the rate limiter's delay.
+ */
 export type ControllerReconciler<T extends KubeObject> = (
   key: ObjectKey,
   ctx: ControllerContext<T>,
-) => ReconcileResult | void | Promise<ReconcileResult | void> | Observable<ReconcileResult | void>;
+) => ReconcileResult | void | Observable<ReconcileResult | void> | Promise<ReconcileResult | void | Observable<ReconcileResult | void>>;
 
+/**
+ * What `controller()` wires: the primary resource, the resources it owns and watches, the reconcile,
+ * and how the workqueue, metrics, leader election and shutdown behave.
+ */
 export interface ControllerOptions<T extends KubeObject> {
   /** Names the controller in metrics, logs, Events and as the field manager. */
   name: string;
+  /** Where the cluster is and how to authenticate (client-node's `KubeConfig`). */
   kubeConfig: KubeConfig;
   /** The primary resource: its keys are what `reconcile` gets. */
   for: WatchedResource;
@@ -82,14 +98,17 @@ export interface ControllerOptions<T extends KubeObject> {
   owns?: WatchedResource[];
   /** Other resources whose changes concern primary keys. */
   watches?: ExtraWatch[];
+  /** The reconcile, run for each key of `for` that needs it, never twice at once for one key. */
   reconcile: ControllerReconciler<T>;
   /** Reconciles in flight at most (default 1). */
   concurrency?: number;
   /** Filters updates of the primary resource (creates and deletes always pass). */
   predicates?: Predicate<T>;
+  /** The delays of retries (default `defaultControllerRateLimiter()`: per key 5 ms doubling to 1000 s, overall 10/s). */
   rateLimiter?: RateLimiter;
   /** Ms a reconcile may take before it counts as failed and its signal aborts. */
   timeout?: number;
+  /** Retries in a row before a failing key is dropped until its next trigger (default: no limit). */
   maxRetries?: number;
   /** client-go's resyncPeriod for the primary resource (ms); off by default. */
   resyncPeriod?: number;
@@ -117,6 +136,7 @@ export interface ControllerOptions<T extends KubeObject> {
   gracePeriod?: number;
   /** Aborting it, once shutting down, ends the grace period at once: runs still in flight are aborted (a second SIGTERM). */
   stopNow?: AbortSignal;
+  /** Where it logs (default: pino JSON lines on stderr; `silentLogger` for none). */
   logger?: Logger;
   /** Share informers with other controllers of this process (default: a factory of its own, whose requests count in `rest_client_*`). */
   informers?: InformerFactory;
@@ -128,11 +148,15 @@ export interface ControllerOptions<T extends KubeObject> {
 
 /** A controller: an Observable of reconcile outcomes, plus what a host process wants to read. */
 export interface Controller<T extends KubeObject = KubeObject> extends Observable<ReconcileOutcome> {
+  /** The controller's name. */
   readonly name: string;
   /** The primary store. */
   readonly store: Lister<T>;
+  /** Every store, by resource name. */
   readonly stores: ControllerStores;
+  /** The controller-runtime metrics it updates. */
   readonly metrics: ControllerMetrics;
+  /** The prom-client Registry the metrics are on. */
   readonly registry: Registry;
   /** Every store has synced. */
   synced(): boolean;

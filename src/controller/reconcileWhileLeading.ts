@@ -90,10 +90,14 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
     failed.next();
     return EMPTY;
   };
+  const electionOptions = parts.election;
   const election: Observable<LeaderState> = (
-    parts.election === undefined
+    electionOptions === undefined
       ? concat(of<LeaderState>({ leading: true, holder: undefined }), NEVER).pipe(takeUntil(drained))
-      : leaderElection({ ...parts.election, stop: drained })
+      : defer(() => {
+          logger.info({}, 'waiting to acquire the lease before reconciling');
+          return leaderElection({ ...electionOptions, stop: drained });
+        })
   ).pipe(
     tap((state) => parts.onLeader(state)),
     // One elector per run, and whoever subscribes late learns where it stands.
@@ -119,7 +123,13 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
   );
   // Informers whose watches end (scripted ones in tests) end the queue's input: it drains, and the run ends with it.
   const inputEnded = new ReplaySubject<void>(1);
-  const queue = wiring.whenSynced.pipe(
+  const cached = [...new Set(wiring.all.map(({ resource }) => resourceName(resource)))];
+  const queue = defer(() => {
+    // Start-up says what it waits for: a server that cannot be reached shows as a wait that does not end.
+    if (!wiring.synced()) logger.info({ resources: cached }, `waiting for the caches of ${cached.join(', ')} to sync before reconciling`);
+    return wiring.whenSynced;
+  }).pipe(
+    tap(() => logger.info({ resources: cached }, 'caches synced: reconciling')),
     switchMap(() => wiring.triggers),
     reconcileByKey(parts.reconcile, { ...parts.queue, stop: stopping }),
     tap({ complete: () => inputEnded.next() }),
@@ -130,7 +140,6 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
     takeUntil(merge(stopping.pipe(tap(() => logger.info({}, 'shutting down: no key starts any more'))), inputEnded, failed)),
     switchMap((isLeading) => {
       if (!isLeading) return EMPTY;
-      logger.info({}, 'reconciling');
       return queue;
     }),
     finalize(() => drained.next()),

@@ -6,6 +6,7 @@ import type { WebhookServer } from '../webhooks/webhookServer.js';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
 import { serveControllerWebhooks, type ControllerWebhooks } from './controllerWebhooks.js';
 
+/** What `runController()` takes: a controller's options, and the health server, signals and outcome hook of a process. */
 export interface RunControllerOptions<T extends KubeObject> extends ControllerOptions<T> {
   /**
    * The health server (`/metrics`, `/healthz`, `/readyz`): where to listen
@@ -24,7 +25,9 @@ export interface RunControllerOptions<T extends KubeObject> extends ControllerOp
   onOutcome?: (outcome: ReconcileOutcome) => void;
 }
 
+/** A controller that `runController()` started: its parts, and the handles to stop it and wait for it. */
 export interface RunningController<T extends KubeObject> {
+  /** The running controller. */
   readonly controller: Controller<T>;
   /** The health server, when one was asked for. */
   readonly health: HealthServer | undefined;

@@ -11,6 +11,7 @@ import { replay, shareSource } from './shareSource.js';
 
 /** One shared list-watch and its store. */
 export interface Informer<T extends KubeObject = KubeObject> {
+  /** The resource it lists and watches. */
   readonly resource: ResourceRef;
   /**
    * Every delta after the store applied it. Subscribing starts the
@@ -22,6 +23,7 @@ export interface Informer<T extends KubeObject = KubeObject> {
   readonly store: Lister<T>;
 }
 
+/** What an informer lists and watches and what its store indexes: the selectors, a transform, indexes, a resync period. */
 export interface InformerOptions<T extends KubeObject>
   extends Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform'> {
   /** Extra indexes; informers of one resource merge theirs, as long as none has started. */
@@ -64,6 +66,7 @@ export class InformerFactory {
     private readonly options: InformerFactoryOptions = {},
   ) {}
 
+  /** The informer of `resource` with these selectors: the one already made, or a new one (not started until subscribed). */
   informer<T extends KubeObject = KubeObject>(resource: ResourceRef, options: InformerOptions<T> = {}): Informer<T> {
     const id = [collectionPath(resource), options.labelSelector ?? '', options.fieldSelector ?? ''].join('?');
     let shared = this.informers.get(id) as SharedInformer<T> | undefined;

@@ -10,12 +10,14 @@ import {
   type ObjectKey,
 } from '../types.js';
 
+/** Options of `deltas()`: what to do with objects that cannot be keyed, and where to log. */
 export interface DeltasOptions<T extends KubeObject> {
   /**
    * Told of every object that cannot be keyed; the default logs it as an
    * error. One that throws errors the output (see `deltas`).
    */
   onInvalidObject?: (error: InvalidObjectError, event: ListWatchEvent<T>) => void;
+  /** Where an unkeyable object is logged by default (default: pino to stderr). */
   logger?: Logger;
 }
 

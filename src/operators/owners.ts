@@ -78,6 +78,7 @@ export function mapToKeys<D extends Delta = Delta>(fn: (delta: D) => KeysOf): Op
 export interface OwnerKind {
   /** The API group of the owner: `'apps'`, `'example.com'`, or `''` for the core group. */
   group: string;
+  /** The owner's kind (`Deployment`). */
   kind: string;
   /** The owner is cluster-scoped: its key is its name alone. Default false. */
   clusterScoped?: boolean;

@@ -19,8 +19,11 @@ import type { ObjectKey } from '../types.js';
  * (one token bucket for all keys of a controller).
  */
 export interface RateLimiter {
+  /** Ms to wait before retrying `key`, counting one more failure of it. */
   when(key: ObjectKey): number;
+  /** Forgets `key`'s failures: its next delay starts from the first again. */
   forget(key: ObjectKey): void;
+  /** Failures of `key` counted since it was last forgotten. */
   retries(key: ObjectKey): number;
 }
 

@@ -22,7 +22,9 @@ export type { ReconcileOutcomeResult } from './keyQueue.js';
 
 /** One per run, emitted when the run ends. */
 export interface ReconcileOutcome {
+  /** The key the run was for. */
   key: ObjectKey;
+  /** How the run ended: `success`, `error` (retried), `requeue`, `requeue_after` or `dropped` (after `maxRetries`). */
   result: ReconcileOutcomeResult;
   /** Set for `error` and `dropped`. */
   error?: unknown;
@@ -42,11 +44,15 @@ export interface ReconcileOutcome {
 export interface WorkqueueInspector {
   /** Keys the queue holds any state for: waiting, running or waiting out a delay. */
   readonly keys: number;
+  /** Keys waiting for a worker. */
   readonly waiting: number;
+  /** Runs in flight. */
   readonly running: number;
+  /** Keys waiting out a retry or requeue delay. */
   readonly delayed: number;
 }
 
+/** Options of `reconcileByKey()`: concurrency, retries and their delays, timeouts, graceful stop, metrics hooks and logging. */
 export interface ReconcileOptions {
   /** Runs in flight at most, over all keys (default 1). A positive integer, or Infinity. */
   concurrency?: number;
@@ -77,7 +83,9 @@ export interface ReconcileOptions {
    * completing without a value changes nothing.
    */
   stop?: ObservableInput<unknown>;
+  /** Where failures are logged (default: pino to stderr): retries at warn, dropped keys at error. */
   logger?: Logger;
+  /** Told of the queue's changes, for metrics (`controllerMetrics().observer` fits). */
   observer?: WorkqueueObserver;
   /**
    * For tests and diagnostics: called once per subscription, before any key
@@ -450,7 +458,11 @@ class Workqueue {
       if (next !== 'dropped' && (result === 'error' || result === 'requeue' || result === 'requeue_after')) observer.retried(key);
     }
     if (result === 'error') {
-      logger.error({ key, attempt, retryInMs: next === 'again' ? 0 : delay, err: error }, 'reconcile failed; will retry');
+      // A retry is routine: its message at warn, its stack once per run of failures (then at debug), not a page of stacks per retry.
+      const { message, stack } = failureText(error);
+      const retryInMs = next === 'again' ? 0 : delay;
+      logger.warn({ key, attempt, retryInMs, err: message, ...(attempt === 0 && stack !== undefined ? { stack } : {}) }, 'reconcile failed; will retry');
+      if (attempt > 0 && stack !== undefined) logger.debug({ key, attempt, stack }, 'reconcile failed: the stack');
     } else if (result === 'dropped') {
       logger.error(
         { key, attempt, err: error },
@@ -550,4 +562,10 @@ class Workqueue {
     const message = err instanceof Error ? err.message : String(err);
     this.subscriber.error(new Error(`rateLimiter.${method}(${JSON.stringify(key)}) threw: ${message}`, { cause: err }));
   }
+}
+
+/** A failure's message and, for an Error, its stack, as log fields. */
+function failureText(error: unknown): { message: string; stack: string | undefined } {
+  if (error instanceof Error) return { message: error.message, stack: error.stack };
+  return { message: String(error), stack: undefined };
 }

@@ -10,7 +10,9 @@ import type { ObjectKey } from '../types.js';
  * Nothing, or `{}`, means done until the next trigger.
  */
 export interface ReconcileResult {
+  /** Run the key again after the rate limiter's delay, counted as a failure for the backoff. */
   requeue?: boolean;
+  /** Run the key again after this many ms (> 0), forgetting its failure count; wins over `requeue`. */
   requeueAfter?: number;
 }
 
@@ -24,6 +26,7 @@ export interface ReconcileContext {
   readonly signal: AbortSignal;
   /** 0 for the first run after a success; n for the nth rate-limited retry in a row. */
   readonly attempt: number;
+  /** The key this run is for. */
   readonly key: ObjectKey;
 }
 
@@ -33,17 +36,28 @@ export interface ReconcileContext {
  * (the last value counts; completion ends the run). Throwing, rejecting and
  * erroring are failures, retried after the rate limiter's delay, except a
  * `TerminalError`, which is not retried.
+ *
+ * A promise may also resolve to an `ObservableInput`, which then runs as if
+ * returned directly: so `async (key, ctx) => base(key, ctx)` wraps any
+ * reconciler, whatever form it returns, without a cast.
  */
 export type Reconciler = (
   key: ObjectKey,
   ctx: ReconcileContext,
-) => ReconcileResult | void | Promise<ReconcileResult | void> | ObservableInput<ReconcileResult | void>;
+) =>
+  | ReconcileResult
+  | void
+  | ObservableInput<ReconcileResult | void>
+  | PromiseLike<ReconcileResult | void | ObservableInput<ReconcileResult | void>>;
 
 /** The failure of a reconcile that ran longer than its `timeout`; also the reason its signal gives. */
 export class ReconcileTimeoutError extends Error {
+  /** `TimeoutError`, as the reason of an aborted `AbortSignal.timeout()` is named. */
   override readonly name = 'TimeoutError';
   constructor(
+    /** The key whose run timed out. */
     readonly key: ObjectKey,
+    /** The timeout it exceeded, in ms. */
     readonly timeout: number,
   ) {
     super(`reconcile of "${key}" timed out after ${timeout} ms`);
@@ -195,15 +209,20 @@ export function startRun(reconcile: Reconciler, ctx: RunContext, report: RunRepo
     report(ctx, true, error);
     return;
   }
-  if (value === undefined || value === null || typeof value !== 'object') {
-    report(ctx, false, value);
-    return;
-  }
-  if (typeof (value as PromiseLike<unknown>).then === 'function') {
+  if (value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function') {
     (value as PromiseLike<unknown>).then(
-      (result) => report(ctx, false, result),
+      (result) => settle(ctx, result, report),
       (error: unknown) => report(ctx, true, error),
     );
+    return;
+  }
+  settle(ctx, value, report);
+}
+
+/** Reports a value a reconcile produced, running it first if it is an `ObservableInput`. */
+function settle(ctx: RunContext, value: unknown, report: RunReport): void {
+  if (value === undefined || value === null || typeof value !== 'object') {
+    report(ctx, false, value);
     return;
   }
   if (!isObservableInput(value)) {

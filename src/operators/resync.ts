@@ -2,7 +2,9 @@ import { Observable, asyncScheduler, interval, type MonoTypeOperatorFunction, ty
 import type { StoreEvent } from '../store/indexer.js';
 import type { KubeObject, ObjectKey } from '../types.js';
 
+/** Options of `resync()`. */
 export interface ResyncOptions {
+  /** The clock of the resync period (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
   /**
    * How many equal steps a period's resync is spread over (default 10): each

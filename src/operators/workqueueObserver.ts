@@ -37,11 +37,17 @@ import type { ObjectKey } from '../types.js';
  * stop the queue.
  */
 export interface WorkqueueObserver {
+  /** A key entered the queue (not when it was already waiting). */
   added?(key: ObjectKey): void;
+  /** The number of keys waiting changed to `n`. */
   depth?(n: number): void;
+  /** A run of `key` started, after waiting `queuedMs` in the queue. */
   started?(key: ObjectKey, queuedMs: number): void;
+  /** A run of `key` ended after `workMs`. */
   finished?(key: ObjectKey, workMs: number): void;
+  /** `key` was put back to be retried after a failure or a `requeue`. */
   retried?(key: ObjectKey): void;
+  /** The number of runs in flight changed to `n`. */
   activeWorkers?(n: number): void;
 }
 

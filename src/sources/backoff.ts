@@ -1,5 +1,8 @@
 import type { SchedulerLike } from 'rxjs';
 
+/**
+ * How long a list-watch waits before trying again after a failure: exponential, capped, with jitter, reset after a stable spell.
+ */
 export interface BackoffOptions {
   /** First delay, ms (default 800, as client-go's reflector). */
   initialMs?: number;

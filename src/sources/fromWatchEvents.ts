@@ -3,16 +3,23 @@ import type { KubeObject, ListWatchEvent } from '../types.js';
 
 /** A watch event as the API server writes it, one per line of a watch response. */
 export interface RawWatchEvent<T extends KubeObject = KubeObject> {
+  /** The watch event type, as the API server sends it. */
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  /** The object; for `ERROR`, the Status that says what went wrong. */
   object: T | WatchStatus;
 }
 
 /** The `Status` object of an `ERROR` watch event. */
 export interface WatchStatus {
+  /** `Status` on an ERROR event. */
   kind?: 'Status';
+  /** `Failure` on an ERROR event. */
   status?: string;
+  /** What went wrong. */
   message?: string;
+  /** The machine-readable cause (`Expired` for a 410). */
   reason?: string;
+  /** The HTTP status code the error stands for (410 Gone, ...). */
   code?: number;
 }
 
@@ -29,6 +36,7 @@ export class WatchEventError extends Error {
   }
 }
 
+/** Options of `fromWatchEvents()`. */
 export interface FromWatchEventsOptions {
   /**
    * The events begin with the current state, as a watch opened with

@@ -34,8 +34,13 @@ export interface ListWatchMonitor {
   retry?(info: { resource: string; verb: 'list' | 'watch'; delayMs: number; reason: string; code?: number }): void;
 }
 
+/**
+ * Options of `listWatch()`: selectors, paging, streaming lists, transforms, timeouts, backoff, the clock, and hooks for logs and metrics.
+ */
 export interface ListWatchOptions<T extends KubeObject> {
+  /** Only objects with these labels (kube's label selector syntax: `app=web,tier!=db`). */
   labelSelector?: string;
+  /** Only objects whose fields match (kube's field selector syntax: `status.phase=Running`). */
   fieldSelector?: string;
   /** Objects per list page (default 500); 0 lists in one response. */
   pageSize?: number;
@@ -59,12 +64,15 @@ export interface ListWatchOptions<T extends KubeObject> {
    * nothing for this long is given up and retried.
    */
   idleTimeout?: number;
+  /** The waits after failures (default 800 ms doubling to 30 s, full jitter, reset after 2 min without one). */
   backoff?: BackoffOptions;
   /** Where every wait and the clock come from (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
   /** Aborting it completes the source and cancels its requests. */
   signal?: AbortSignal;
+  /** Where retries, re-lists and malformed lines are logged (default: pino to stderr). */
   logger?: Logger;
+  /** Told of requests, events and failures, for metrics (`sourceMetrics()` fits). */
   monitor?: ListWatchMonitor;
   /** Told of every list and watch request sent and of its answer's status (`rest_client_*` metrics). */
   requests?: RequestObserver;

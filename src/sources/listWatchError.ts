@@ -4,12 +4,17 @@
  * the message names the verb and the resource.
  */
 export class ListWatchError extends Error {
+  /** Always `ListWatchError`. */
   override readonly name = 'ListWatchError';
   constructor(
     message: string,
+    /** The HTTP status code (403, 404, ...); 0 for a failure without a response (a bad kubeconfig, a transform that threw). */
     readonly code: number,
+    /** The Status reason (`Forbidden`, `NotFound`), or rxkube's (`BadKubeConfig`, `TransformFailed`). */
     readonly reason: string,
+    /** Whether the list or the watch met it. */
     readonly verb: 'list' | 'watch',
+    /** The resource, as kube names it in messages (`deployments.apps`). */
     readonly resource: string,
   ) {
     super(message);

@@ -6,9 +6,12 @@ export interface WatchLine {
 
 /** A line that is not a watch event; `text` is the line, cut to a readable length. */
 export class MalformedWatchLineError extends Error {
+  /** Always `MalformedWatchLineError`. */
   override readonly name = 'MalformedWatchLineError';
   constructor(
+    /** What is wrong with the line (not JSON, no type, ...). */
     readonly reason: string,
+    /** The line, or its start. */
     readonly text: string,
   ) {
     super(`malformed watch line (${reason}): ${text}`);

@@ -7,6 +7,7 @@ export type StoreEvent<T extends KubeObject = KubeObject> =
   | (Delta<T> & { store: Lister<T> })
   | (ListMarker & { store: Lister<T> });
 
+/** Options of `indexer()`: extra indexes, and the store to fill. */
 export interface IndexerOptions<T extends KubeObject> extends StoreOptions<T> {
   /**
    * The store to fill. By default each subscription makes its own; pass one

@@ -10,10 +10,13 @@ import { NAMESPACE_INDEX, byNamespace, type IndexFunc, type Indexers } from './i
 export interface Lister<T extends KubeObject = KubeObject> {
   /** The object under a key (`"namespace/name"` or `"name"`), if stored. */
   get(key: ObjectKey): T | undefined;
+  /** Whether an object is stored under `key`. */
   has(key: ObjectKey): boolean;
   /** Every stored object, in no particular order. O(n): a fresh array each call. */
   list(): T[];
+  /** Every stored key, in no particular order. O(n): a fresh array each call. */
   keys(): ObjectKey[];
+  /** How many objects are stored. */
   readonly size: number;
   /** Objects indexed under `value` by the index `indexName`. */
   byIndex(indexName: string, value: string): T[];
@@ -45,6 +48,7 @@ export class IndexFunctionError extends Error {
   }
 }
 
+/** Options of a `Store`. */
 export interface StoreOptions<T extends KubeObject> {
   /** Extra indexes; the namespace index is always kept. */
   indexers?: Indexers<T>;
@@ -74,34 +78,42 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     this.lister = readOnlyView(this);
   }
 
+  /** How many objects are stored. */
   get size(): number {
     return this.objects.size;
   }
 
+  /** True from the end of the first complete list on. */
   get synced(): boolean {
     return this.isSynced;
   }
 
+  /** The last resourceVersion the store has seen (list, object or bookmark). */
   get resourceVersion(): string | undefined {
     return this.lastResourceVersion;
   }
 
+  /** The object under a key (`"namespace/name"` or `"name"`), if stored. */
   get(key: ObjectKey): T | undefined {
     return this.objects.get(key);
   }
 
+  /** Whether an object is stored under `key`. */
   has(key: ObjectKey): boolean {
     return this.objects.has(key);
   }
 
+  /** Every stored object, in no particular order. O(n): a fresh array each call. */
   list(): T[] {
     return Array.from(this.objects.values());
   }
 
+  /** Every stored key, in no particular order. O(n): a fresh array each call. */
   keys(): ObjectKey[] {
     return Array.from(this.objects.keys());
   }
 
+  /** Objects indexed under `value` by the index `indexName`; an `UnknownIndexError` for an index the store lacks. */
   byIndex(indexName: string, value: string): T[] {
     const keys = this.index(indexName).get(value);
     if (keys === undefined) return [];
@@ -110,11 +122,13 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     return out;
   }
 
+  /** Keys of the objects indexed under `value` by the index `indexName`. */
   indexKeys(indexName: string, value: string): ObjectKey[] {
     const keys = this.index(indexName).get(value);
     return keys === undefined ? [] : Array.from(keys);
   }
 
+  /** The values the index `indexName` currently holds objects under. */
   listIndexValues(indexName: string): string[] {
     return Array.from(this.index(indexName).keys());
   }

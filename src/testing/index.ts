@@ -9,7 +9,7 @@
  * test leader election in virtual time; `startApiServer` runs the embedded
  * API server over real HTTP for integration tests (also `rxkube/apiserver`).
  *
- * Every name below is exported on purpose (see `api/rxkube-testing.api.md`).
+ * @packageDocumentation
  */
 
 // Reconciles in virtual time.

@@ -314,8 +314,10 @@ describe('rxkube CLI', () => {
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), untilStopped: () => Promise.resolve() };
     expect(await runCli(['frobnicate'], io)).to.equal(2);
     expect(lines.join('\n')).to.contain('unknown command "frobnicate"');
-    expect(await runCli(['apiserver', '--port', 'eighty'], io)).to.equal(1);
-    expect(lines.join('\n')).to.contain('--port must be a non-negative integer, got "eighty"');
+    expect(await runCli(['apiserver', '--port', 'eighty'], io)).to.equal(2);
+    expect(lines.join('\n')).to.contain('rxkube apiserver: --port must be a non-negative integer, got "eighty"');
+    expect(await runCli(['apiserver', '--bogus'], io)).to.equal(2);
+    expect(lines.join('\n')).to.contain("rxkube apiserver: Unknown option '--bogus'");
     expect(await runCli(['apiserver', '--help'], io)).to.equal(0);
     expect(lines.join('\n')).to.contain('usage: rxkube apiserver');
   });

@@ -196,7 +196,7 @@ describe('memoryClient: reads and writes as the API server answers them', () => 
     expect(await client.resource('apps/v1', 'Deployment')).to.deep.equal({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true });
     const unknown = await rejection(client.create({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g', namespace: 'default' } }));
     expect(unknown).to.be.instanceOf(UnknownResourceError);
-    expect((unknown as Error).message).to.match(/declare custom resources with its `resources` option/);
+    expect((unknown as Error).message).to.match(/declare custom resources with the memory client.s `resources` option/);
     const noNamespace = await rejection(client.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'x' }));
     expect(noNamespace).to.be.instanceOf(InvalidTargetError);
   });

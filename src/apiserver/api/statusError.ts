@@ -9,14 +9,23 @@ import type { StatusCause, StatusDetails } from '../../types.js';
 
 export type { StatusCause, StatusDetails };
 
+/** The body kube sends for a failed request (and some successful deletes): a `meta/v1` Status. */
 export interface Status {
+  /** Always `Status`. */
   kind: 'Status';
+  /** Always `v1`. */
   apiVersion: 'v1';
+  /** `continue` for a list whose paging token expired, so the client can start again; otherwise empty. */
   metadata: { continue?: string; resourceVersion?: string };
+  /** `Failure` for every error. */
   status: 'Success' | 'Failure';
+  /** What went wrong, in kube's words. */
   message?: string;
+  /** The machine-readable cause: `NotFound`, `Conflict`, `Invalid`, `Expired`, ... */
   reason?: string;
+  /** The object concerned, field causes of an `Invalid`, `retryAfterSeconds` of a 429. */
   details?: StatusDetails;
+  /** The HTTP status code. */
   code: number;
 }
 
@@ -29,6 +38,7 @@ export interface GroupResource {
 /** A group and a kind, as `Invalid` errors name the object: `Deployment.apps`. */
 export interface GroupKindRef {
   group: string;
+  /** The kind (`Deployment`). */
   kind: string;
 }
 
@@ -38,18 +48,25 @@ export function qualifiedResource(gr: GroupResource): string {
 
 /** An error that becomes a `Status` response. */
 export class ApiError extends Error {
+  /** Always `ApiError`. */
   override readonly name = 'ApiError';
   constructor(
+    /** The HTTP status code. */
     readonly code: number,
+    /** The Status reason (`NotFound`, `Conflict`, ...). */
     readonly reason: string,
     message: string,
+    /** The Status details: the object concerned, field causes, `retryAfterSeconds`. */
     readonly details?: StatusDetails,
+    /** Extra response headers (`Retry-After`). */
     readonly headers: Readonly<Record<string, string>> = {},
+    /** For an expired list continue token: the token to start again with, sent as `metadata.continue`. */
     readonly listContinue?: string,
   ) {
     super(message);
   }
 
+  /** The Status body the server answers with. */
   toStatus(): Status {
     const status: Status = {
       kind: 'Status',
@@ -207,6 +224,7 @@ const defaultMessages: Record<number, string> = {
 /** An error of any code, with the reason and wording kube uses for that code unless given. */
 export function statusFor(
   code: number,
+  /** The Status reason; default kube's for the code. */
   options: { reason?: string; message?: string; retryAfterSeconds?: number; details?: StatusDetails } = {},
 ): ApiError {
   const reason = options.reason ?? defaultReasons[code] ?? 'Unknown';

@@ -5,7 +5,9 @@ import type { RequestInfo } from '../faults.js';
  * ("no re-list happened", "the watch resumed from resourceVersion 12").
  */
 export interface RequestLogEntry extends Omit<RequestInfo, 'kind' | 'apply'> {
+  /** The HTTP method (`GET`, `PATCH`, ...). */
   method: string;
+  /** The path, without the query. */
   path: string;
   /** Query parameters (the first value of each). */
   query: Record<string, string>;

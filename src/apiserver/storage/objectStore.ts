@@ -24,11 +24,13 @@ export class StoredObject {
   private parsed: KubeObject | undefined;
   /** The version this one replaced, kept parsed until the next change. */
   before: StoredObject | undefined;
+  /** The object's `apiVersion` as stored. */
   readonly apiVersion: string | undefined;
 
   constructor(
     /** The object as JSON, computed once when stored. */
     readonly json: string,
+    /** The resourceVersion it was stored at. */
     readonly rv: number,
     object: KubeObject,
   ) {
@@ -47,20 +49,28 @@ export class StoredObject {
   }
 }
 
+/** One committed change of the store, as watches deliver it. */
 export interface ChangeEvent {
+  /** The resourceVersion the change was committed at. */
   readonly rv: number;
+  /** The storage key of the resource (`group/resource`). */
   readonly storageKey: string;
+  /** The object's key in its resource (`namespace/name` or `name`). */
   readonly key: string;
+  /** The object's namespace; undefined for a cluster-scoped object. */
   readonly namespace: string | undefined;
+  /** `ADDED`, `MODIFIED` or `DELETED`. */
   readonly type: WatchEventType;
   /** The new state; for DELETED the last state, carrying the resourceVersion of the deletion. */
   readonly current: StoredObject;
+  /** The state before the change; undefined for an ADDED. */
   readonly prev: StoredObject | undefined;
   /** Watch lines built from this event, by event type, so each is serialized once for all watchers. */
   readonly lines: Partial<Record<WatchEventType, string>>;
 }
 
 interface Bucket {
+  /** The current objects of the resource, by key. */
   readonly objects: Map<string, StoredObject>;
   lastRv: number;
   sorted: string[] | undefined;
@@ -68,13 +78,17 @@ interface Bucket {
 
 /** A reference to a stored object from the indexes. */
 export interface ObjectLocation {
+  /** The storage key of the resource. */
   readonly storageKey: string;
+  /** The object's key in it. */
   readonly key: string;
 }
 
 /** A consistent view of one resource at one resourceVersion. */
 export interface Snapshot {
+  /** The resourceVersion the snapshot was taken at. */
   readonly rv: number;
+  /** The objects at that version, by key. */
   readonly objects: ReadonlyMap<string, StoredObject>;
   /** Keys in storage order (namespace/name, byte order), as etcd lists them. */
   readonly keys: readonly string[];
@@ -96,6 +110,9 @@ function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * The embedded server's storage: every object of every resource, the global resourceVersion, and the history of changes that watches resume from.
+ */
 export class ObjectStore {
   private rv = 0;
   private readonly buckets = new Map<string, Bucket>();
@@ -113,6 +130,7 @@ export class ObjectStore {
     this.history = new HistoryRing(historyWindow);
   }
 
+  /** The current global resourceVersion. */
   get resourceVersion(): number {
     return this.rv;
   }
@@ -126,10 +144,12 @@ export class ObjectStore {
     };
   }
 
+  /** The stored version of one object, if any. */
   get(storageKey: string, key: string): StoredObject | undefined {
     return this.buckets.get(storageKey)?.objects.get(key);
   }
 
+  /** How many objects a resource holds. */
   count(storageKey: string): number {
     return this.buckets.get(storageKey)?.objects.size ?? 0;
   }
@@ -142,6 +162,7 @@ export class ObjectStore {
     return { rv: this.rv, objects: bucket.objects, keys: bucket.sorted };
   }
 
+  /** The storage keys of every resource that holds objects. */
   storageKeys(): string[] {
     return [...this.buckets.keys()];
   }
@@ -154,6 +175,7 @@ export class ObjectStore {
     return out;
   }
 
+  /** Where the object with this uid is stored, if it is. */
   byUidLookup(uid: string): ObjectLocation | undefined {
     return this.byUid.get(uid);
   }
@@ -216,6 +238,7 @@ export class ObjectStore {
     return bucket;
   }
 
+  /** Stores `object` under `key` (deletes it when undefined) at the next resourceVersion, and tells the listeners. */
   commit(storageKey: string, key: string, object: KubeObject | undefined): ChangeEvent {
     const bucket = this.bucket(storageKey);
     const prev = bucket.objects.get(key);

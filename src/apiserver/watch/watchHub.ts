@@ -25,7 +25,9 @@ export interface WatchTarget {
 
 /** An open watch as the hub sees it. */
 export interface HubWatcher {
+  /** The storage key of the resource it watches. */
   readonly storageKey: string;
+  /** The HTTP stream it writes to. */
   readonly stream: WatchStream;
   /** Takes a change just committed. */
   deliver(event: ChangeEvent): void;
@@ -76,9 +78,11 @@ export function lineFor(watcher: WatchTarget, event: ChangeEvent): string | unde
   return lineForStored(watcher, 'DELETED', leftAt(event, event.prev));
 }
 
+/** The open watches by resource: every committed change goes to the watchers of its resource. */
 export class WatchHub {
   private readonly byStorage = new Map<string, Set<HubWatcher>>();
 
+  /** Starts delivering changes of its resource to `watcher`. */
   add(watcher: HubWatcher): void {
     let set = this.byStorage.get(watcher.storageKey);
     if (set === undefined) {
@@ -88,24 +92,28 @@ export class WatchHub {
     set.add(watcher);
   }
 
+  /** Stops delivering to `watcher`. */
   remove(watcher: HubWatcher): void {
     const set = this.byStorage.get(watcher.storageKey);
     set?.delete(watcher);
     if (set?.size === 0) this.byStorage.delete(watcher.storageKey);
   }
 
+  /** Delivers a committed change to every watcher of its resource. */
   dispatch(event: ChangeEvent): void {
     const set = this.byStorage.get(event.storageKey);
     if (set === undefined) return;
     for (const watcher of set) watcher.deliver(event);
   }
 
+  /** Every open watch. */
   all(): HubWatcher[] {
     const out: HubWatcher[] = [];
     for (const set of this.byStorage.values()) out.push(...set);
     return out;
   }
 
+  /** How many watches are open. */
   count(): number {
     let n = 0;
     for (const set of this.byStorage.values()) n += set.size;

@@ -14,15 +14,21 @@ import type { ServerResponse } from 'node:http';
 export interface WatchStreamOptions {
   /** `kind` and `apiVersion` of bookmark objects. */
   kind: string;
+  /** The `apiVersion` of bookmark objects. */
   apiVersion: string;
+  /** Whether the client asked for bookmarks (`allowWatchBookmarks`). */
   bookmarks: boolean;
+  /** The period of bookmarks, in ms. */
   bookmarkIntervalMs: number;
+  /** The client's `timeoutSeconds`: the watch ends cleanly after it. */
   timeoutSeconds: number | undefined;
   /** The resourceVersion a bookmark reports: every change up to it has been written. */
   bookmarkResourceVersion: () => number | undefined;
+  /** Called once when the stream has closed, for whatever reason. */
   onClosed: () => void;
 }
 
+/** One open watch response: writes event lines, bookmarks and fault effects to the HTTP response, with backpressure. */
 export class WatchStream {
   private closed = false;
   private corked = false;
@@ -42,6 +48,7 @@ export class WatchStream {
     res.on('error', () => this.cleanUp());
   }
 
+  /** Whether the response has ended. */
   get isClosed(): boolean {
     return this.closed;
   }

@@ -17,7 +17,9 @@ export interface RequestDescription {
   verb: string;
   /** The resource (plural), with its group when it has one: `configmaps`, `deployments.apps`. */
   resource: string;
+  /** The object's name, when the request named one. */
   name?: string;
+  /** The namespace of the request, when it had one. */
   namespace?: string;
   /** The subresource, e.g. `status`. */
   subresource?: string;
@@ -61,6 +63,7 @@ function describeTarget(request: RequestDescription): string {
  * `<verb> <resource> "<namespace>/<name>": <server message> (<code> <reason>)`.
  */
 export class KubeApiError extends Error {
+  /** `KubeApiError`, or the name of the subclass. */
   override readonly name: string = 'KubeApiError';
   /** The HTTP status code; 0 when no response came back. */
   readonly code: number;
@@ -68,7 +71,9 @@ export class KubeApiError extends Error {
   readonly reason: string;
   /** The server's own message, without the request description. */
   readonly serverMessage: string;
+  /** The Status details: the object concerned, field causes of an `Invalid`. */
   readonly details: StatusDetails | undefined;
+  /** What the client was doing: verb, resource, namespace and name. */
   readonly request: RequestDescription;
   /** The `Retry-After` the server asked for, in seconds, if any. */
   readonly retryAfterSeconds: number | undefined;
@@ -226,6 +231,7 @@ export function isUnauthorized(err: unknown): boolean {
  * conflict the server sent.
  */
 export class ConflictRetriesExhaustedError extends KubeApiError {
+  /** Always `ConflictRetriesExhaustedError`. */
   override readonly name: string = 'ConflictRetriesExhaustedError';
 
   constructor(

@@ -21,8 +21,11 @@ export { InvalidTargetError, MutateIdentityError, type Mutate, type WriteResult 
 
 /** Names an object without holding it: what `get`, the patches and `remove` need. */
 export interface ObjectRef {
+  /** The object's `apiVersion` (`apps/v1`, `v1`). */
   apiVersion: string;
+  /** The object's kind (`Deployment`): the client finds its resource through discovery. */
   kind: string;
+  /** The object's name. */
   name: string;
   /** Required for namespaced kinds; ignored for cluster-scoped ones. */
   namespace?: string;
@@ -43,11 +46,13 @@ export type JsonPatchOperation =
  * an idempotent delete is success.
  */
 export interface RemoveResult<T> {
+  /** `deleted`, `deleting` (finalizers or a grace period hold it) or `absent` (it was already gone). */
   result: 'deleted' | 'deleting' | 'absent';
   /** The object as the server last returned it (not for `absent`, nor when it answered a Status). */
   object?: T;
 }
 
+/** What every call of the client takes. */
 export interface CallOptions {
   /** Aborts the request (and any wait for a retry) at once. Pass the reconcile's `ctx.signal`. */
   signal?: AbortSignal;
@@ -55,22 +60,29 @@ export interface CallOptions {
 
 /** Which objects of a kind `list` reads: all, or those in a namespace, matching selectors. */
 export interface ListTarget {
+  /** The kind's `apiVersion`. */
   apiVersion: string;
+  /** The kind to list (`ConfigMap`). */
   kind: string;
   /** One namespace (namespaced kinds only); omitted for all namespaces. */
   namespace?: string;
 }
 
+/** What `list` takes besides its target. */
 export interface ListOptions extends CallOptions {
+  /** Only objects with these labels (kube's label selector syntax). */
   labelSelector?: string;
+  /** Only objects whose fields match (kube's field selector syntax). */
   fieldSelector?: string;
 }
 
+/** What the writes take. */
 export interface WriteOptions extends CallOptions {
   /** The field manager recorded for this write (default: the client's). */
   fieldManager?: string;
 }
 
+/** What `apply` (server-side apply) takes. */
 export interface ApplyOptions extends WriteOptions {
   /** Take over fields another manager owns instead of failing with a 409 conflict. */
   force?: boolean;
@@ -78,14 +90,19 @@ export interface ApplyOptions extends WriteOptions {
   subresource?: 'status';
 }
 
+/** What `remove` takes. */
 export interface RemoveOptions extends CallOptions {
   /** Whether and how dependents are garbage collected (the server's default for the kind when unset). */
   propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+  /** Seconds the object may take to go (the kind's default when unset; 0: at once). */
   gracePeriodSeconds?: number;
   /** Delete only if the stored object still has this uid / resourceVersion (else 409 Conflict). */
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
+/**
+ * How a `kubeClient` writes: its field manager, how it retries conflicts and 429s, its clock, its logger and where it looks kinds up.
+ */
 export interface KubeClientOptions extends Partial<Pick<ThrottleRetryOptions, 'maxThrottleRetries' | 'maxRetryAfterSeconds'>> {
   /** The field manager for writes and server-side apply (default `rxkube`). */
   fieldManager?: string;
@@ -95,6 +112,7 @@ export interface KubeClientOptions extends Partial<Pick<ThrottleRetryOptions, 'm
   random?: () => number;
   /** Where the waits for conflict retries and Retry-After happen (default `asyncScheduler`: real time). */
   scheduler?: SchedulerLike;
+  /** Where retries are logged (default: pino to stderr). */
   logger?: Logger;
   /** Where kinds are looked up (default: the server's discovery, through the same transport). */
   resolver?: KindResolver;
@@ -104,7 +122,7 @@ export interface KubeClientOptions extends Partial<Pick<ThrottleRetryOptions, 'm
 
 /**
  * Typed writes to the API server for any kind, with the idempotent shapes a
- * level-triggered controller wants (DESIGN invariant 17). Every method takes
+ * level-triggered controller wants: writes that can run again without harm. Every method takes
  * an `AbortSignal` so that a reconcile's requests stop with it.
  */
 export interface KubeClient {

@@ -27,9 +27,11 @@ import { errorFromResponse, KubeApiError, type RequestDescription } from './erro
  */
 
 export interface KubeRequest {
+  /** The HTTP method. */
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path below the cluster's server URL, starting with `/`. */
   path: string;
+  /** Query parameters; undefined ones are left out. */
   query?: Record<string, string | undefined>;
   /** Sent as JSON. */
   body?: unknown;
@@ -39,6 +41,7 @@ export interface KubeRequest {
   describe: RequestDescription;
 }
 
+/** How requests reach the API server: over HTTP with a kubeconfig's credentials, or in process (the memory client). */
 export interface KubeTransport {
   /**
    * Sends one request when subscribed: emits the parsed JSON body
@@ -164,8 +167,11 @@ export function parseAnswer(describe: RequestDescription, status: number, text: 
   throw errorFromResponse(describe, status, text, retryAfter);
 }
 
+/** How a request answered 429 Too Many Requests is resent after its `Retry-After`. */
 export interface ThrottleRetryOptions {
+  /** The clock of the waits. */
   scheduler: SchedulerLike;
+  /** Where each resend is logged. */
   logger: Logger;
   /** How many times one request is resent (default 5). */
   maxThrottleRetries?: number;

@@ -16,7 +16,9 @@ export type Mutate<T> = (object: T) => T | void | Promise<T | void>;
 
 /** What a write did: `unchanged` means no write was needed, or the server kept the resourceVersion. */
 export interface WriteResult<T> {
+  /** `created`, `updated`, or `unchanged` when nothing needed writing. */
   result: 'created' | 'updated' | 'unchanged';
+  /** The object as the server holds it after the call. */
   object: T;
 }
 

@@ -4,7 +4,9 @@ import { isNotFound } from './errors.js';
 
 /** Where a kind lives on the server, as discovery tells it: its resource (group always set, '' for core), kind and scope. */
 export interface ResourceInfo extends Required<Omit<ResourceRef, 'namespace'>> {
+  /** The kind (`Deployment`). */
   kind: string;
+  /** Whether its objects live in namespaces. */
   namespaced: boolean;
 }
 
@@ -13,9 +15,22 @@ export class UnknownResourceError extends Error {
   override readonly name = 'UnknownResourceError';
 }
 
+/** The error for an apiVersion the server does not serve (shared with the memory client, which must say the same). */
+export function unknownApiVersion(apiVersion: string, cause?: unknown): UnknownResourceError {
+  return new UnknownResourceError(`the server does not serve apiVersion "${apiVersion}"`, cause === undefined ? undefined : { cause });
+}
+
+/** The error for a kind that a served apiVersion lacks, with the kinds it has. */
+export function unknownKind(apiVersion: string, kind: string, served: Iterable<string>): UnknownResourceError {
+  const kinds = [...new Set(served)].sort();
+  return new UnknownResourceError(`apiVersion "${apiVersion}" has no kind "${kind}" (it serves: ${kinds.join(', ') || 'nothing'})`);
+}
+
 interface ApiResource {
   name: string;
+  /** The kind of the resource's objects. */
   kind: string;
+  /** Whether its objects live in namespaces. */
   namespaced: boolean;
 }
 
@@ -53,6 +68,7 @@ export function resourcePath(info: ResourceInfo, namespace: string | undefined, 
  */
 /** Finds where a kind lives: its resource, group version and scope. */
 export interface KindResolver {
+  /** Where `kind` of `apiVersion` lives, or an `UnknownResourceError` naming what the server serves instead. */
   resolve(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ResourceInfo>;
 }
 
@@ -70,13 +86,16 @@ export class ResourceResolver implements KindResolver {
     const pending = this.request<ApiResourceList>({ method: 'GET', path, describe: { verb: 'discover', resource: apiVersion } }, signal)
       .catch((err: unknown) => {
         this.lists.delete(apiVersion);
-        if (isNotFound(err)) throw new UnknownResourceError(`the server does not serve apiVersion "${apiVersion}"`, { cause: err });
+        if (isNotFound(err)) throw unknownApiVersion(apiVersion, err);
         throw err;
       });
     this.lists.set(apiVersion, pending);
     return pending;
   }
 
+  /**
+   * Where `kind` of `apiVersion` lives, from discovery (cached per apiVersion, looked up again once for a kind the cache lacks).
+   */
   async resolve(apiVersion: string, kind: string, signal?: AbortSignal): Promise<ResourceInfo> {
     if (typeof apiVersion !== 'string' || apiVersion === '' || typeof kind !== 'string' || kind === '') {
       throw new UnknownResourceError(
@@ -91,8 +110,7 @@ export class ResourceResolver implements KindResolver {
       found = find(list, kind);
     }
     if (found === undefined) {
-      const kinds = [...new Set((list.resources ?? []).filter((r) => !r.name.includes('/')).map((r) => r.kind))].sort();
-      throw new UnknownResourceError(`apiVersion "${apiVersion}" has no kind "${kind}" (it serves: ${kinds.join(', ') || 'nothing'})`);
+      throw unknownKind(apiVersion, kind, (list.resources ?? []).filter((r) => !r.name.includes('/')).map((r) => r.kind));
     }
     const { group, version } = splitApiVersion(apiVersion);
     return { group, version, resource: found.name, kind, namespaced: found.namespaced };

@@ -9,10 +9,13 @@ import { ConflictRetriesExhaustedError, isConflict, KubeApiError, type RequestDe
  * n+1 it waits `duration × factorⁿ⁻¹`, plus up to `jitter` of that at random.
  */
 export interface ConflictBackoff {
+  /** Attempts in all, the first included. */
   steps: number;
   /** Ms before the second attempt. */
   duration: number;
+  /** Growth of the wait per attempt. */
   factor: number;
+  /** Random extra, as a fraction of the wait. */
   jitter: number;
 }
 

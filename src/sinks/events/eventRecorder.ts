@@ -10,6 +10,7 @@ import { objectReference, type ObjectReference } from './objectReference.js';
 
 /** What happened, as `kubectl describe` shows it. */
 export interface EventInput {
+  /** `Normal`, or `Warning` for something a person may need to act on. */
   type: 'Normal' | 'Warning';
   /** Why the action was taken, CamelCase, at most 128 characters ("ScalingReplicaSet"). */
   reason: string;
@@ -21,9 +22,11 @@ export interface EventInput {
   related?: KubeObject | ObjectReference;
 }
 
+/** What an `eventRecorder` writes with, who it reports as, and how it groups repeats. */
 export interface EventRecorderOptions {
   /** The client to write with; or give `kubeConfig` and one is made. */
   client?: KubeClient;
+  /** Where the Events go when no `client` is given. */
   kubeConfig?: KubeConfig;
   /** The controller's name, e.g. `apps.example.com/app-controller`. */
   reportingController: string;
@@ -31,6 +34,7 @@ export interface EventRecorderOptions {
   reportingInstance: string;
   /** The clock for series and the waits between retries (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
+  /** Where failed writes are logged (default: pino to stderr). */
   logger?: Logger;
   /** Repeats closer than this (ms) to the last one join its series (default 6 minutes, as client-go). */
   seriesWindow?: number;
@@ -60,6 +64,9 @@ export interface EventRecorderStats {
   tracked: number;
 }
 
+/**
+ * Records `events.k8s.io/v1` Events in the background: repeats within the series window patch one Event; it never throws and never blocks a reconcile.
+ */
 export interface EventRecorder {
   /**
    * Records an event about `regarding`. Returns at once and never throws:
@@ -75,6 +82,7 @@ export interface EventRecorder {
    * still queued get one try each, and none waits to be retried.
    */
   close(): Promise<void>;
+  /** What it has done so far: recorded, created, patched, failed and dropped Events, and series tracked. */
   stats(): EventRecorderStats;
 }
 
@@ -85,6 +93,7 @@ interface EventBody extends KubeObject {
   reportingInstance: string;
   action: string;
   reason: string;
+  /** `Normal` or `Warning`. */
   type: EventInput['type'];
   regarding: ObjectReference;
   related?: ObjectReference;

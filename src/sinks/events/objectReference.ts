@@ -2,11 +2,17 @@ import type { KubeObject } from '../../types.js';
 
 /** `core/v1.ObjectReference`: how Events point at the object they are about. */
 export interface ObjectReference {
+  /** The object's `apiVersion`. */
   apiVersion?: string;
+  /** The object's kind. */
   kind?: string;
+  /** The object's name. */
   name: string;
+  /** The object's namespace; absent for cluster-scoped objects. */
   namespace?: string;
+  /** The object's uid. */
   uid?: string;
+  /** The resourceVersion the reference was taken at. */
   resourceVersion?: string;
   /** A part of the object, e.g. `spec.containers{web}`. */
   fieldPath?: string;

@@ -96,6 +96,7 @@ export interface LeaderStatusSink {
   remove(name: string): void;
 }
 
+/** Options of `leaderElection()`: which Lease, who this replica is, client-go's three durations, and where the lease calls go. */
 export interface LeaderElectionOptions {
   /** Where the lease lives when no `client` is given. */
   kubeConfig?: KubeConfig;
@@ -126,6 +127,7 @@ export interface LeaderElectionOptions {
   stop?: ObservableInput<unknown>;
   /** All waits and the clock (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
+  /** Where acquiring, renewing and losing the lease are logged (default: pino to stderr). */
   logger?: Logger;
   /** Told whether this replica leads: `leaderMetrics()` sets `leader_election_master_status{name}`. */
   metrics?: LeaderStatusSink;
@@ -159,6 +161,7 @@ interface Config {
   retryPeriod: number;
   releaseOnCancel: boolean;
   scheduler: SchedulerLike;
+  /** Where the elector logs. */
   logger: Logger;
   metrics: LeaderStatusSink | undefined;
   name: string;

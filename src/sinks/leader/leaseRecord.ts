@@ -15,17 +15,25 @@ import type { KubeObject } from '../../types.js';
 
 /** `Lease.spec`. Times are kube `MicroTime` strings (RFC 3339 with six fractional digits). */
 export interface LeaseSpec {
+  /** Who holds the lease; empty or absent when nobody does. */
   holderIdentity?: string;
+  /** How long the holder may go without renewing before others may take the lease. */
   leaseDurationSeconds?: number;
+  /** When the current holder acquired the lease. */
   acquireTime?: string;
+  /** When the holder last renewed it. */
   renewTime?: string;
+  /** How many times the lease changed hands. */
   leaseTransitions?: number;
+  /** Kube's coordinated leader election strategy, if one is set (kept as read). */
   strategy?: string;
+  /** The holder kube's coordinated leader election prefers, if any (kept as read). */
   preferredHolder?: string;
 }
 
 /** A coordination.k8s.io/v1 Lease as plain JSON. */
 export interface Lease extends KubeObject {
+  /** The holder, its lease duration and times. */
   spec?: LeaseSpec;
 }
 
@@ -37,11 +45,16 @@ export interface Lease extends KubeObject {
 export interface LeaderElectionRecord {
   /** `''` when nobody holds the lease (never created, or released). */
   readonly holderIdentity: string;
+  /** `spec.leaseDurationSeconds`, 0 when absent. */
   readonly leaseDurationSeconds: number;
+  /** `spec.acquireTime`, `''` when absent. */
   readonly acquireTime: string;
+  /** `spec.renewTime`, `''` when absent. */
   readonly renewTime: string;
   readonly leaderTransitions: number;
+  /** `spec.strategy`, `''` when absent. */
   readonly strategy: string;
+  /** `spec.preferredHolder`, `''` when absent. */
   readonly preferredHolder: string;
 }
 

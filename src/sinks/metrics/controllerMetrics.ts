@@ -11,6 +11,7 @@ export const reconcileTimeBuckets: readonly number[] = [
 
 /** What the metrics read from a `reconcileByKey` outcome (a `ReconcileOutcome` fits). */
 export interface OutcomeForMetrics {
+  /** How the run ended, as `controller_runtime_reconcile_total`'s `result` label counts it. */
   result: 'success' | 'error' | 'requeue' | 'requeue_after' | 'dropped';
   /** What kind of failure an `error` or `dropped` was, when it was one of these (`reconcileByKey`'s `FailureKind`). */
   failure?: 'timeout' | 'panic' | 'terminal';
@@ -18,6 +19,7 @@ export interface OutcomeForMetrics {
   duration: number;
 }
 
+/** Options of `controllerMetrics()`. */
 export interface ControllerMetricsOptions {
   /** The controller's name: the `controller` label, and `name` on the workqueue metrics. */
   controller: string;
@@ -31,7 +33,9 @@ export interface ControllerMetricsOptions {
   clock?: () => number;
 }
 
+/** controller-runtime's and client-go's workqueue metrics of one controller, on a prom-client Registry. */
 export interface ControllerMetrics {
+  /** The Registry the metrics are on. */
   readonly registry: Registry;
   /** Pass as `reconcileByKey`'s `observer`: feeds the workqueue metrics and `controller_runtime_active_workers`. */
   readonly observer: WorkqueueHooks;
@@ -39,6 +43,7 @@ export interface ControllerMetrics {
   outcome(outcome: OutcomeForMetrics): void;
   /** An operator that counts every outcome passing through it, unchanged. */
   recordOutcomes<O extends OutcomeForMetrics>(): MonoTypeOperatorFunction<O>;
+  /** Sets `controller_runtime_max_concurrent_reconciles`. */
   setMaxConcurrentReconciles(n: number): void;
   /** Removes this controller's series from the registry (for a controller stopped in a process that goes on). */
   remove(): void;

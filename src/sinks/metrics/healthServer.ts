@@ -9,6 +9,9 @@ export type HealthCheck = () => boolean | Promise<boolean>;
 /** One probe, or several by name (the name is what a failing response reports). */
 export type HealthChecks = HealthCheck | Record<string, HealthCheck>;
 
+/**
+ * Options of `startHealthServer()`: where to listen, what to serve at `/metrics`, and the checks behind `/healthz` and `/readyz`.
+ */
 export interface HealthServerOptions {
   /** Default 8080. Pass 0 for any free port (tests); the chosen one is in `url`. */
   port?: number;
@@ -25,12 +28,15 @@ export interface HealthServerOptions {
   checks?: { healthz?: HealthChecks; readyz?: HealthChecks };
   /** Ms a check may take before it counts as failed (default 5000). */
   checkTimeout?: number;
+  /** Where failed requests and checks are logged (default: pino to stderr). */
   logger?: Logger;
 }
 
+/** A running health server. */
 export interface HealthServer {
   /** `http://host:port`, with the port actually bound. */
   readonly url: string;
+  /** The port actually bound. */
   readonly port: number;
   /** Stops listening and closes open connections; nothing of the server keeps the process alive after it resolves. */
   close(): Promise<void>;

@@ -1,7 +1,9 @@
 import { Registry } from 'prom-client';
 import { gaugeOn } from './metricRegistry.js';
 
+/** client-go's `leader_election_master_status` gauge, on a prom-client Registry. */
 export interface LeaderMetrics {
+  /** The Registry the gauge is on. */
   readonly registry: Registry;
   /** Sets `leader_election_master_status{name}` to 1 while leading the lease `name`, 0 while standing by. */
   setLeader(name: string, leading: boolean): void;

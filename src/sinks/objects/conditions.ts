@@ -14,7 +14,9 @@ export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 /** One entry of `status.conditions`. */
 export interface Condition {
+  /** The condition's name (`Ready`, `Available`), unique in the list. */
   type: string;
+  /** `True`, `False` or `Unknown`. */
   status: ConditionStatus;
   /** A CamelCase word for programs ("MinimumReplicasAvailable"). */
   reason?: string;

@@ -54,6 +54,7 @@ export async function finalizer<T extends KubeObject, R>(
   }
 }
 
+/** What `finalizer()` runs: `apply` while the object lives, `cleanup` once it is being deleted. */
 export interface FinalizerHandlers<T, R> {
   /** Brings the world in line with the live object. */
   apply(object: T): R | Promise<R>;
@@ -70,10 +71,13 @@ export type FinalizerOutcome<T, R> =
 
 /** Adding or removing the finalizer failed; `cause` is the server's error (a 422 when the list changed meanwhile). */
 export class FinalizerError extends Error {
+  /** Always `FinalizerError`. */
   override readonly name = 'FinalizerError';
 
   constructor(
+    /** Whether adding (`add`) or removing (`remove`) the finalizer failed. */
     readonly phase: 'add' | 'remove',
+    /** The finalizer concerned. */
     readonly finalizerName: string,
     object: KubeObject,
     cause: unknown,

@@ -7,8 +7,11 @@ export type MarbleNotification<T> =
   | { kind: 'E'; error: unknown }
   | { kind: 'C' };
 
+/** One notification of a marble diagram, at its frame. */
 export interface MarbleMessage<T> {
+  /** Virtual ms from the start of the diagram. */
   frame: number;
+  /** What arrives then: a value, an error or completion. */
   notification: MarbleNotification<T>;
 }
 

@@ -6,11 +6,11 @@ import { controller, type Controller, type ControllerContext, type ControllerOpt
 import { silentLogger } from '../../logger.js';
 import type { ReconcileOutcome } from '../../operators/reconcileByKey.js';
 import type { KubeClient } from '../../sinks/client/kubeClient.js';
+import { UnknownResourceError } from '../../sinks/client/resources.js';
 import { resourceName, type ResourceRef, type KubeObject, type ListWatchEvent, type ObjectKey } from '../../types.js';
 import { coldMarbles, hotMarbles, marbleTime } from './marbles.js';
 import { MarbleInformers } from './marbleInformers.js';
 import { memoryClient, memoryClientInternals, type MemoryClient, type MemoryClientOptions } from '../memory/memoryClient.js';
-import type { MemoryResource } from '../memory/memoryResources.js';
 import { memoryRecorder, type MemoryRecorder, type RecordedEvent } from '../memory/memoryRecorder.js';
 import type { MemoryRequest } from '../memory/memoryRequest.js';
 import type { Pattern } from './patterns.js';
@@ -93,17 +93,25 @@ export type TimedOutcome = ReconcileOutcome & { at: number };
 
 /** What a run did, for assertions after it. */
 export interface ReconcileRun<T extends KubeObject> {
+  /** Every outcome of the run, with the virtual time it came at. */
   outcomes: TimedOutcome[];
   /** Set when the controller's output errored. */
   error?: unknown;
+  /** The writes the reconcile made (create, update, patch, apply, delete), in order. */
   writes: readonly MemoryRequest[];
+  /** Every request the reconcile's client made, reads included. */
   requests: readonly MemoryRequest[];
+  /** The Events the reconcile recorded. */
   events: readonly RecordedEvent[];
+  /** The in-memory cluster's client, to read the end state from. */
   client: MemoryClient;
+  /** The recorder the reconcile recorded Events on. */
   recorder: MemoryRecorder;
+  /** The controller that ran, to read its stores and metrics. */
   controller: Controller<T>;
   /** The virtual time the run stopped at, and why. */
   frame: number;
+  /** `idle`: nothing was left to do; `until`: the `until` time came; `completed`: the controller's output ended. */
   stoppedBy: 'idle' | 'until' | 'completed';
 }
 
@@ -118,10 +126,21 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
 }
 
-function servedResources<T extends KubeObject>(options: RunReconcileOptions<T>): MemoryResource[] {
+/**
+ * Serves the watched resources the client does not know yet, as custom
+ * resources. One in kube's own groups that the built-ins lack (`configmap`
+ * for `configmaps`) is not served: its watch then fails as the embedded API
+ * server's would, instead of a typo becoming an empty resource of its own.
+ */
+function serveWatched<T extends KubeObject>(client: MemoryClient, options: RunReconcileOptions<T>): void {
   const watched = [options.for, ...(options.owns ?? []), ...(options.watches ?? []).map((w) => w.resource)];
-  // The client's own first: a CRD given there (with its scope and schema) wins over the bare shape of a watched resource.
-  return [...(options.client?.resources ?? []), ...watched.map(({ group, version, resource, kind }) => ({ group, version, resource, kind }))];
+  for (const { group, version, resource, kind } of watched) {
+    try {
+      client.serve({ group, version, resource, kind });
+    } catch (err) {
+      if (!(err instanceof UnknownResourceError)) throw err;
+    }
+  }
 }
 
 /**
@@ -170,7 +189,9 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
   const scheduler = new TestScheduler((actual, expected) => deepStrictEqual(actual, expected));
   const name = options.name ?? 'test-controller';
   const logger = options.logger ?? silentLogger;
-  const client = memoryClient({ fieldManager: name, ...options.client, scheduler, resources: servedResources(options) });
+  // The client's own resources first: a CRD given there (with its scope and schema) wins over the bare shape of a watched resource.
+  const client = memoryClient({ fieldManager: name, ...options.client, scheduler });
+  serveWatched(client, options);
   const recorder = memoryRecorder({ scheduler });
   const scripted = new Map<string, Observable<ListWatchEvent>>();
   const informers = new MarbleInformers(
@@ -192,7 +213,16 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
       throw err;
     }
     if (isObservable(result)) return result.pipe(finalize(done));
-    if (isPromiseLike(result)) return Promise.resolve(result).finally(done);
+    if (isPromiseLike(result)) {
+      // A promise may resolve to an observable, which is still in flight until it ends.
+      return Promise.resolve(result).then(
+        (value) => (isObservable(value) ? value.pipe(finalize(done)) : (done(), value)),
+        (err: unknown) => {
+          done();
+          throw err;
+        },
+      );
+    }
     done();
     return result;
   };

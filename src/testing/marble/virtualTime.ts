@@ -20,6 +20,7 @@ export interface VirtualTimeStop {
   steps: number;
 }
 
+/** How long `runVirtualTime` runs a TestScheduler, and what ends it. */
 export interface RunVirtualTimeOptions {
   /** Stop before any action due after this time (ms); the clock is then set to it. */
   until?: number;

@@ -31,14 +31,17 @@ export function synced<T extends KubeObject = KubeObject>(resourceVersion: strin
   return { type: 'Synced', resourceVersion };
 }
 
+/** A watch event: the object was created. */
 export function added<T extends KubeObject>(object: T): ListWatchEvent<T> {
   return { type: 'Added', object };
 }
 
+/** A watch event: the object was changed. */
 export function modified<T extends KubeObject>(object: T): ListWatchEvent<T> {
   return { type: 'Modified', object };
 }
 
+/** A watch event: the object was deleted (its last state). */
 export function deleted<T extends KubeObject>(object: T): ListWatchEvent<T> {
   return { type: 'Deleted', object };
 }

@@ -28,6 +28,7 @@ export interface InMemoryLeaseClientOptions {
   latency?: Latency;
 }
 
+/** A `LeaseClient` over Leases kept in memory, with kube's preconditions and resourceVersions, and what a test reads back. */
 export interface InMemoryLeaseClient extends LeaseClient {
   /** The stored lease (a copy), or `undefined`. */
   lease(namespace: string, name: string): Lease | undefined;
@@ -37,6 +38,7 @@ export interface InMemoryLeaseClient extends LeaseClient {
   readonly calls: { readonly get: number; readonly create: number; readonly update: number };
 }
 
+/** A lease client with no server, on `scheduler`'s clock, for leader election tests in virtual time. */
 export function inMemoryLeaseClient(options: InMemoryLeaseClientOptions = {}): InMemoryLeaseClient {
   const scheduler = options.scheduler ?? asyncScheduler;
   const server = virtualServer(scheduler);

@@ -15,6 +15,7 @@ import { memoryTransport } from './memoryTransport.js';
 import { memoryWatch } from './memoryWatch.js';
 import { virtualServer } from './virtualServer.js';
 
+/** How to make a memory client: its clock, latency, field manager, retries, and the custom resources it serves. */
 export interface MemoryClientOptions {
   /** The clock of writes and timestamps, and where waits happen (default `asyncScheduler`). */
   scheduler?: SchedulerLike;

@@ -7,21 +7,29 @@ import type { KubeObject, ObjectKey } from '../../types.js';
 export interface RecordedEvent {
   /** When it was recorded, on the recorder's scheduler (virtual ms in a marble test). */
   at: number;
+  /** `Normal` or `Warning`. */
   type: EventInput['type'];
+  /** Why (CamelCase). */
   reason: string;
+  /** What was done or failed. */
   action: string;
+  /** The sentence for people, if one was given. */
   note?: string;
   /** What it is about, as the real recorder references it. */
   regarding: ObjectReference;
   /** `namespace/name` (or `name`) of `regarding`. */
   key: ObjectKey;
+  /** A second object the Event is about, if any. */
   related?: ObjectReference;
 }
 
 /** A `record` call the real recorder would have refused (and only logged). */
 export interface RefusedEvent {
+  /** When the call came, on the recorder's scheduler. */
   at: number;
+  /** Why the real recorder would refuse it. */
   error: string;
+  /** The arguments as given. */
   input: unknown;
 }
 
@@ -37,7 +45,9 @@ export interface RefusedEvent {
  * sees every call.
  */
 export interface MemoryRecorder extends EventRecorder {
+  /** Every Event recorded, in order. */
   readonly events: readonly RecordedEvent[];
+  /** Every call the real recorder would have refused. */
   readonly refused: readonly RefusedEvent[];
 }
 
@@ -61,6 +71,7 @@ function problem(event: EventInput): string | undefined {
   return undefined;
 }
 
+/** A recorder that keeps every Event it is given, at `scheduler`'s time, and checks them as the real one does. */
 export function memoryRecorder(options: { scheduler?: SchedulerLike } = {}): MemoryRecorder {
   const scheduler = options.scheduler ?? asyncScheduler;
   const events: RecordedEvent[] = [];

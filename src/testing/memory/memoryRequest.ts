@@ -11,14 +11,19 @@ export const writeVerbs: readonly MemoryVerb[] = ['create', 'update', 'patch', '
 export interface MemoryRequest {
   /** When it was answered, on the client's scheduler (virtual ms in a marble test). */
   at: number;
+  /** What the request did (`get`, `list`, `create`, `update`, `patch`, `apply`, `delete`). */
   verb: MemoryVerb;
+  /** `status` for a request to the status subresource. */
   subresource?: 'status';
   /** For `patch`: RFC 7396 merge patch or RFC 6902 JSON patch. */
   patchType?: 'merge' | 'json';
+  /** The target's `apiVersion`. */
   apiVersion: string;
+  /** The target's kind. */
   kind: string;
   /** The resource as kube names it in messages: `deployments.apps`, `configmaps`. */
   resource: string;
+  /** The namespace; absent for cluster-scoped objects and lists across namespaces. */
   namespace?: string;
   /** The object's name; '' for a `list`. */
   name: string;

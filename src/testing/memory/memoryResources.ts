@@ -1,7 +1,8 @@
 import { crdResourceTypes } from '../../apiserver/api/crd.js';
 import type { ResourceRegistry } from '../../apiserver/api/registry.js';
 import { allVerbs, apiVersionOf, type ResourceType } from '../../apiserver/api/resourceType.js';
-import { UnknownResourceError, type KindResolver, type ResourceInfo } from '../../sinks/client/resources.js';
+import { UnknownResourceError, unknownApiVersion, unknownKind, type KindResolver, type ResourceInfo } from '../../sinks/client/resources.js';
+import { fatalStatusError } from '../../sources/listWatchFaults.js';
 import type { KubeObject, ResourceRef } from '../../types.js';
 
 /**
@@ -46,12 +47,31 @@ function customType(r: CustomResource): ResourceType {
   });
 }
 
-/** Serves one more kind; a kind already served (a built-in, say) keeps its definition. */
+/**
+ * Whether `group` is kube's own (the core group, `apps`, ...): a resource
+ * there that the built-ins lack is a typo, not a custom resource, since a
+ * CRD cannot add one (its group must be a domain with a dot).
+ */
+function isBuiltinGroup(registry: ResourceRegistry, group: string): boolean {
+  return group === '' || !group.includes('.') || registry.all().some((t) => t.builtin && t.group === group);
+}
+
+/**
+ * Serves one more kind; a kind already served (a built-in, say) keeps its
+ * definition. A custom resource in one of kube's own groups is refused, as
+ * a CRD for it would be.
+ */
 export function serveResource(registry: ResourceRegistry, resource: MemoryResource): void {
   const types = isCrd(resource) ? crdResourceTypes(resource) : [customType(resource as CustomResource)];
   const fresh = types.filter((t) => registry.lookup(t.group, t.version, t.resource) === undefined);
   const first = fresh[0];
   if (first === undefined) return;
+  if (!isCrd(resource) && isBuiltinGroup(registry, first.group)) {
+    throw new UnknownResourceError(
+      `cannot serve "${first.resource}" in "${apiVersionOf(first)}" as a custom resource: ` +
+        `${first.group === '' ? 'the core group' : `group "${first.group}"`} is kube's own and has no such resource (a custom resource's group is a domain with a dot)`,
+    );
+  }
   const name = `${first.resource}.${first.group}`;
   registry.setCrdTypes(name, [...registry.crdTypes(name), ...fresh], apiVersionOf(first));
 }
@@ -71,20 +91,30 @@ export function typeOfKind(registry: ResourceRegistry, apiVersion: string, kind:
   const { group, version } = splitApiVersion(apiVersion);
   const found = registry.byGroupKind(group, kind).find((t) => t.version === version);
   if (found !== undefined) return found;
-  throw new UnknownResourceError(
-    `apiVersion "${apiVersion}" has no kind "${kind}" in the memory client; ` +
-      'declare custom resources with its `resources` option ({ group, version, resource, kind } or the CRD object)',
-  );
+  // The words of a kubeClient against the embedded API server, which finds the same through discovery;
+  // for a group of one's own, what the server would need (a CRD) is, here, the `resources` option.
+  const error = registry.servesGroupVersion(group, version)
+    ? unknownKind(apiVersion, kind, registry.all().filter((t) => t.group === group && t.version === version).map((t) => t.kind))
+    : unknownApiVersion(apiVersion);
+  if (!isBuiltinGroup(registry, group)) {
+    error.message += '; declare custom resources with the memory client\'s `resources` option ({ group, version, resource, kind } or the CRD object)';
+  }
+  throw error;
 }
 
-/** The type serving a resource, or an `UnknownResourceError` that says how to declare it. */
-export function typeOfResource(registry: ResourceRegistry, ref: Omit<ResourceRef, 'namespace'>): ResourceType {
+/**
+ * The type serving a resource, or the `ListWatchError` a list-watch of the
+ * embedded API server ends with for it (404, with the same words).
+ */
+export function typeOfResource(
+  registry: ResourceRegistry,
+  ref: ResourceRef,
+  selectors: { labelSelector?: string | undefined; fieldSelector?: string | undefined } = {},
+): ResourceType {
   const found = registry.lookup(ref.group ?? '', ref.version, ref.resource);
   if (found !== undefined) return found;
-  throw new UnknownResourceError(
-    `the memory client serves no resource "${ref.resource}" in "${apiVersionOf({ group: ref.group ?? '', version: ref.version })}"; ` +
-      'declare custom resources with its `resources` option',
-  );
+  const notFound = { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', retryAfterSeconds: undefined };
+  throw fatalStatusError(notFound, 'list', ref, selectors) as Error;
 }
 
 function resourceInfo(type: ResourceType): ResourceInfo {

@@ -41,7 +41,7 @@ export function memoryWatch<T extends KubeObject = KubeObject>(
     let type;
     let filter;
     try {
-      type = typeOfResource(cluster.registry, ref);
+      type = typeOfResource(cluster.registry, ref, options);
       filter = parseFilter(type, options.labelSelector ?? null, options.fieldSelector ?? null);
     } catch (err) {
       subscriber.error(err instanceof ApiError ? new Error(`cannot watch ${ref.resource}: ${err.message}`) : err);

@@ -10,16 +10,21 @@ import type { LeaseClient } from '../../sinks/leader/leaseClient.js';
  */
 export type PauseMode = 'hang' | 'fail';
 
+/** A lease client that a test can cut off from its server and reconnect. */
 export interface PausableLeaseClient {
   /** Use this one: it behaves as the wrapped client while not paused. */
   readonly client: LeaseClient;
+  /** Cuts the client off: `hang` (default) or `fail`, see `PauseMode`. */
   pause(mode?: PauseMode): void;
+  /** Reconnects: held calls go on, new ones pass. */
   resume(): void;
+  /** The current mode while paused; undefined while connected. */
   readonly paused: PauseMode | undefined;
 }
 
 /** The error a paused client in `fail` mode answers with. */
 export class LeaseClientPausedError extends Error {
+  /** Always `LeaseClientPausedError`. */
   override readonly name = 'LeaseClientPausedError';
 }
 

@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { codeBlocks } from '../support/markdown.js';
+
+const exec = promisify(execFile);
+const root = new URL('../..', import.meta.url).pathname;
+
+/** Runs `command` in `cwd` as a user's shell would, failing with its output. */
+async function sh(command: string, cwd: string, env: NodeJS.ProcessEnv, timeout = 240_000): Promise<string> {
+  try {
+    const { stdout, stderr } = await exec('sh', ['-c', command], { cwd, env, timeout, maxBuffer: 32 * 1024 * 1024 });
+    return stdout + stderr;
+  } catch (err) {
+    const { stdout, stderr } = err as { stdout?: string; stderr?: string };
+    throw new Error(`\`${command}\` failed in ${cwd}:\n${stdout ?? ''}${stderr ?? ''}\n${String(err)}`);
+  }
+}
+
+/** A copy of the working tree as a clean clone has it: tracked and unignored files, no dist/, and this repository's node_modules. */
+async function cleanClone(into: string): Promise<void> {
+  const { stdout } = await exec('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, maxBuffer: 32 * 1024 * 1024 });
+  for (const file of stdout.split('\0').filter(Boolean)) {
+    await mkdir(dirname(join(into, file)), { recursive: true });
+    await cp(join(root, file), join(into, file)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err; // a file deleted but not yet committed
+    });
+  }
+  await symlink(join(root, 'node_modules'), join(into, 'node_modules'));
+}
+
+describe('rxkube as a dependency: the README quickstart, from a packed tarball', function () {
+  this.timeout(600_000);
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rxkube-quickstart-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('packs a working dist/, installs with one copy of rxjs and client-node, compiles strictly, converges on the embedded server and passes its tests', async () => {
+    const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_(package|lifecycle)_/.test(name) && name !== 'KUBECONFIG'));
+
+    // 1. `npm pack` of a clean clone builds dist/ (prepack).
+    const clone = join(dir, 'rxkube');
+    await cleanClone(clone);
+    const packed = await sh(`npm pack --pack-destination ${JSON.stringify(dir)} --json`, clone, env);
+    const [{ filename, files }] = JSON.parse(packed.slice(packed.indexOf('['), packed.lastIndexOf(']') + 1)) as [{ filename: string; files: { path: string }[] }];
+    const paths = files.map((f) => f.path);
+    for (const entry of ['dist/index.js', 'dist/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'dist/apiserver/index.js', 'dist/apiserver/index.d.ts', 'dist/cli.js']) {
+      expect(paths, `the tarball holds ${entry}`).to.include(entry);
+    }
+    const tarball = join(dir, filename);
+
+    // 2. The README's commands, in its order, with the tarball in place of the registry's rxkube.
+    const readme = await readFile(join(root, 'README.md'), 'utf8');
+    const blocks = codeBlocks('README.md', readme.slice(0, readme.indexOf('\n## Working on rxkube itself')));
+    const app = join(dir, 'my-controller');
+    await mkdir(app);
+    const [install] = blocks.filter((b) => b.language === 'sh');
+    expect(install?.code, 'the README\'s install commands').to.contain('npm install rxkube ');
+    for (const line of (install?.code ?? '').split('\n').filter((l) => l.trim() !== '')) {
+      const command = line.replace(/\bnpm install rxkube\b/, `npm install ${JSON.stringify(tarball)}`).replace(/\bnpm install\b/, 'npm install --prefer-offline --no-audit --no-fund');
+      await sh(command, app, env);
+    }
+    const written = blocks.filter((b) => b.file !== undefined);
+    expect(written.map((b) => b.file)).to.include.members(['tsconfig.json', 'src/greeter.ts', 'src/main.ts', 'src/greeter.test.ts', 'src/greeter.integration.test.ts']);
+    for (const block of written) {
+      await mkdir(dirname(join(app, block.file as string)), { recursive: true });
+      await writeFile(join(app, block.file as string), block.code);
+    }
+
+    // 3. One copy each of what rxkube and the project share: rxkube's own folder holds no second one.
+    const nested = await readdir(join(app, 'node_modules/rxkube/node_modules')).catch(() => [] as string[]);
+    expect(nested.filter((name) => name === 'rxjs' || name === '@kubernetes')).to.deep.equal([]);
+    const copies = await sh('npm ls rxjs @kubernetes/client-node --all --parseable', app, env);
+    expect(copies.trim().split('\n').filter((line) => line.startsWith('/')).sort()).to.deep.equal([
+      join(app, 'node_modules/@kubernetes/client-node'),
+      join(app, 'node_modules/rxjs'),
+    ]);
+    const tsconfig = JSON.parse(await readFile(join(app, 'tsconfig.json'), 'utf8')) as { compilerOptions: { strict: boolean; skipLibCheck: boolean } };
+    expect(tsconfig.compilerOptions).to.include({ strict: true, skipLibCheck: false });
+
+    // 4. What the README says next: build and start (on the embedded server, until it converges), build and test.
+    await sh('npm run build', app, env);
+    const started = await sh('npm start', app, env, 120_000);
+    expect(started).to.contain('converged: default/web says "hello, web"');
+    const tested = await sh('npm test', app, env, 120_000);
+    expect(tested).to.match(/# pass 2\n/);
+    expect(tested).to.match(/# fail 0\n/);
+  });
+});
