@@ -66,4 +66,4 @@ export { leaderElection } from './sinks/leader/leaderElection.js';
 // Controllers.
 export { controller, type Controller, type ControllerContext, type ControllerOptions, type ControllerReconciler, type ControllerStores, type WatchedResource } from './controller/controller.js';
 export { runController, type RunningController } from './controller/runController.js';
-export { webhookPaths, type ControllerWebhooks } from './controller/controllerWebhooks.js';
+export type { ControllerWebhooks } from './controller/controllerWebhooks.js';

@@ -1,4 +1,5 @@
-import { isInvalid, KubeApiError, webhookPaths, type KubeClient, type KubeObject, type RunningController } from 'rxkube';
+import { isInvalid, KubeApiError, type KubeClient, type KubeObject, type RunningController } from 'rxkube';
+import { webhookPaths } from 'rxkube/webhooks';
 import { installConversion } from '../podautoscaler/crd.js';
 import { autoscalerManifest } from '../podautoscaler/manifests.js';
 import { GROUP, KIND, podAutoscalers, type PodAutoscaler } from '../podautoscaler/types.js';

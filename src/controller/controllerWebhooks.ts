@@ -6,6 +6,7 @@ import { mutatingWebhook, validatingWebhook, type MutateHandler, type ValidateHa
 import type { CertificateFiles, ServingCertificate } from '../webhooks/certificates.js';
 import { conversionWebhook, type ConversionDefinition } from '../webhooks/conversion.js';
 import { startWebhookServer, type WebhookHandler, type WebhookServer } from '../webhooks/webhookServer.js';
+import { webhookPaths } from '../webhooks/webhookPaths.js';
 
 /**
  * The webhooks of a controller's primary kind, served by `runController`
@@ -26,12 +27,6 @@ export interface ControllerWebhooks<T extends KubeObject> {
   default?: MutateHandler<T>;
   /** The hub and spokes of the primary kind's versions. */
   convert?: Omit<ConversionDefinition, 'group' | 'kind'>;
-}
-
-/** Where each webhook of a kind is served. */
-export function webhookPaths(resource: { group?: string; version: string; kind: string }): { validate: string; default: string; convert: string } {
-  const name = `${(resource.group ?? '') === '' ? 'core' : (resource.group as string).replace(/\./g, '-')}-${resource.version}-${resource.kind.toLowerCase()}`;
-  return { validate: `/validate-${name}`, default: `/mutate-${name}`, convert: '/convert' };
 }
 
 function endpoints<T extends KubeObject>(resource: { group?: string; version: string; kind: string }, hooks: ControllerWebhooks<T>): Record<string, WebhookHandler> {

@@ -17,7 +17,7 @@ export interface RunControllerOptions<T extends KubeObject> extends ControllerOp
   handleSignals?: boolean;
   /**
    * Admission and conversion webhooks of the primary kind, served over HTTPS
-   * beside the health server (see `webhookPaths`); `/readyz` waits for their
+   * beside the health server (see `webhookPaths` in `rxkube/webhooks`); `/readyz` waits for their
    * serving certificate.
    */
   webhooks?: ControllerWebhooks<T>;

@@ -18,6 +18,7 @@ export { readCertificateFiles, selfSignedCertificates } from './certificates.js'
 export type { CertificateFiles, SelfSignedCertificates, SelfSignedOptions, ServingCertificate } from './certificates.js';
 export { maxReviewBytes, startWebhookServer, type WebhookHandler, type WebhookServer, type WebhookServerOptions } from './webhookServer.js';
 export { MalformedReviewError } from './reviewParsing.js';
+export { webhookPaths } from './webhookPaths.js';
 export type {
   AdmissionOperation,
   AdmissionRequest,

@@ -1,9 +1,10 @@
 import { AdmissionregistrationV1Api, ApiException, CoreV1Api } from '@kubernetes/client-node';
+import { webhookPaths } from 'rxkube/webhooks';
 import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runController, silentLogger, webhookPaths, type RunningController } from 'rxkube';
+import { runController, silentLogger, type RunningController } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { allow, deny, selfSignedCertificates } from 'rxkube/webhooks';
 import { waitFor } from '../support/waitFor.js';
