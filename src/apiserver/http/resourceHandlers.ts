@@ -14,7 +14,7 @@ import { ApiError, badRequest, invalid, methodNotAllowed, notFound, unsupportedM
 import { scaleHandlers } from './scale.js';
 import { tableOptions, toTable } from './table.js';
 import type { WriteOptions } from '../cluster.js';
-import { resetFieldsFor } from '../writes/writes.js';
+import { checkBuiltinFields, resetFieldsFor } from '../writes/writes.js';
 
 /**
  * The verbs on resources: get, list, create, update, patch (JSON, merge,
@@ -151,7 +151,7 @@ export function handlePatch(r: BodyRequest): ApiResponse {
     throw unsupportedMediaType(contentType, accepted);
   }
   const text = r.body.toString('utf8');
-  const options = writeOptions(r);
+  const options: WriteOptions = { ...writeOptions(r), fromPatch: true };
   const cluster = r.server.cluster;
   const apply = contentType === applyPatchType;
   const force = r.query.get('force');
@@ -168,6 +168,7 @@ export function handlePatch(r: BodyRequest): ApiResponse {
       ]);
     }
     const applied = checkApplyBody(r, parseYamlBody(text), name);
+    checkBuiltinFields(r.type, applied, options);
     const live = cluster.find(r.type, r.namespace, name);
     if (live === undefined && r.subresource !== undefined) throw notFound(cluster.gr(r.type), name);
     const liveObject = live === undefined ? undefined : toVersion(r.type, live.object);

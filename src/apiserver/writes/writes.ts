@@ -4,6 +4,7 @@ import { cloneJson, isPlainObject, jsonEqual } from '../../util/json.js';
 import { shareUnchanged } from './shareUnchanged.js';
 import { jsonKind } from './jsonValue.js';
 import { applyCrdSchema } from '../api/crdSchema.js';
+import { pruneUnknownFields } from '../api/builtinFields.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import { generateName, metadataErrors } from './objectMeta.js';
 import { apiVersionOf, type ResourceType } from '../api/resourceType.js';
@@ -29,8 +30,10 @@ export interface WriteContext {
   managedFieldsDone?: boolean;
   /** Set when the body is a fresh value nobody else holds (just parsed): it is then changed in place, not copied. */
   ownsBody?: boolean;
-  /** What to do with fields a custom resource's schema does not declare: `Strict` rejects, `Warn` (default) and `Ignore` prune. */
+  /** What to do with fields the kind's schema does not declare: `Strict` rejects, `Warn` (default) and `Ignore` prune. */
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** The body is a patch's result: kube words a strict decoding error of a patch without naming the kind. */
+  fromPatch?: boolean;
   /** Collects the warnings of this write (sent as `Warning` headers). */
   warnings?: string[];
   /** The server's cache of decoded and encoded managedFields. */
@@ -173,6 +176,23 @@ function applySchema(type: ResourceType, obj: KubeObject, ctx: WriteContext): vo
   ctx.warnings?.push(...messages);
 }
 
+/**
+ * Drops the fields a built-in's Go type does not declare, as kube's decoder does, and warns of
+ * them (`Warn`, the default), rejects the write (`Strict`) or says nothing (`Ignore`), in kube's
+ * words: `unknown field "spec.foo"` and `... cannot be handled as a Deployment: strict decoding error: ...`.
+ */
+export function checkBuiltinFields(type: ResourceType, obj: object, ctx: WriteContext): void {
+  if (!type.builtin) return;
+  const unknown = pruneUnknownFields(type, obj);
+  if (unknown.length === 0 || ctx.fieldValidation === 'Ignore') return;
+  const messages = unknown.map((path) => `unknown field ${JSON.stringify(path)}`);
+  if (ctx.fieldValidation === 'Strict') {
+    const strict = `strict decoding error: ${messages.join(', ')}`;
+    throw badRequest(ctx.fromPatch ? strict : `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${strict}`);
+  }
+  ctx.warnings?.push(...messages);
+}
+
 /** Drops empty metadata maps and lists, which kube's JSON leaves out. */
 function normalizeMetadata(obj: KubeObject): void {
   const meta = obj.metadata as Plain;
@@ -187,6 +207,7 @@ function normalizeMetadata(obj: KubeObject): void {
 /** The object a create stores (without its resourceVersion, which the store assigns). */
 export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: string | undefined, ctx: WriteContext): KubeObject {
   const obj = decodeBody(type, body, urlNamespace, ctx.ownsBody === true);
+  if (!ctx.managedFieldsDone) checkBuiltinFields(type, obj, ctx);
   const meta = obj.metadata;
   if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') {
     meta.name = generateName(meta.generateName);
@@ -321,6 +342,7 @@ export function prepareUpdate(
   ctx: WriteContext,
 ): KubeObject | undefined {
   const obj = decodeBody(type, body, url.namespace, ctx.ownsBody === true);
+  if (!ctx.managedFieldsDone) checkBuiltinFields(type, obj, ctx);
   const name = obj.metadata.name ?? '';
   if (name !== url.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${url.name})`);
   const gr = { group: type.group, resource: type.resource };
