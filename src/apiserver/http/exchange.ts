@@ -4,7 +4,7 @@ import type { ResourceType } from '../api/resourceType.js';
 import { ApiError, methodNotAllowed, routeNotFound, statusFor, unauthorized } from '../api/statusError.js';
 import type { RequestInfo } from '../faults.js';
 import { applyPatchType } from '../writes/patch.js';
-import { errorResponse, jsonResponse, mediaType, type ApiResponse } from './httpIo.js';
+import { errorResponse, jsonResponse, jsonTextResponse, mediaType, type ApiResponse } from './httpIo.js';
 import type { BodyRequest, RequestHeaders, ResourceRequest, ServerContext } from './requestContext.js';
 import type { RequestLog, RequestLogEntry } from './requestLog.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './resourceHandlers.js';
@@ -237,9 +237,9 @@ function serve(ctx: ExchangeContext, prepared: PreparedRequest, body: Buffer): A
       return jsonResponse(200, doc);
     }
     case 'openapi': {
-      const doc = openApiDocument(ctx.cluster.registry, route.path, request.url.searchParams);
+      const doc = openApiDocument(ctx.cluster.registry, route.path, request.headers.accept);
       if (doc === undefined) throw routeNotFound();
-      return jsonResponse(200, doc);
+      return jsonTextResponse(200, doc);
     }
     default:
       throw routeNotFound();

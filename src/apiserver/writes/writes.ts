@@ -261,15 +261,36 @@ export function resetFieldsFor(type: ResourceType, subresource: string | undefin
 }
 
 /**
- * Whether objects of a type carry `metadata.generation`. In kube only the
- * kinds whose strategy sets it do: custom resources, CRDs and the apps
- * workloads; a ConfigMap, Secret, Service, Pod (1.32), Namespace, Event or
- * Lease has none.
+ * The built-in resources whose registry strategy sets `metadata.generation` (1 on create, +1 on
+ * each change outside metadata and status), by `group/resource`, as in kube 1.32.
+ */
+const generationTracked = new Set([
+  'apps/deployments',
+  'apps/statefulsets',
+  'apps/daemonsets',
+  'apps/replicasets',
+  'batch/jobs',
+  'batch/cronjobs',
+  'networking.k8s.io/ingresses',
+  'networking.k8s.io/ingressclasses',
+  'networking.k8s.io/networkpolicies',
+  'policy/poddisruptionbudgets',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations',
+  'admissionregistration.k8s.io/validatingwebhookconfigurations',
+  'admissionregistration.k8s.io/validatingadmissionpolicies',
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings',
+  'apiextensions.k8s.io/customresourcedefinitions',
+  'discovery.k8s.io/endpointslices',
+]);
+
+/**
+ * Whether objects of a type carry `metadata.generation`: custom resources, and the built-ins
+ * listed above. A ConfigMap, Secret, Service, Pod (1.32), Namespace, Event, Lease, RBAC object,
+ * StorageClass or ControllerRevision has none.
  */
 export function tracksGeneration(type: ResourceType): boolean {
   if (!type.builtin) return true;
-  if (type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions') return true;
-  return type.group === 'apps';
+  return generationTracked.has(`${type.group}/${type.resource}`);
 }
 
 /** Whether anything outside metadata and status differs: the rule for bumping `generation`. */
