@@ -8,7 +8,8 @@ import { answerClientError } from './http/clientError.js';
 import { Cluster } from './cluster.js';
 import { toVersion } from './api/conversion.js';
 import { Faults } from './faults.js';
-import { createRequestHandler } from './http/handler.js';
+import { createRequestHandler, type HandlerContext } from './http/handler.js';
+import { createUpgradeHandler } from './http/upgrade.js';
 import { deepFreeze } from '../util/json.js';
 import { kubeconfigYaml, makeKubeConfig } from './kubeconfig.js';
 import { RequestLog, type RequestLogEntry } from './http/requestLog.js';
@@ -106,7 +107,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const nsType = cluster.namespaceType();
   for (const name of defaultNamespaces) cluster.put(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, 'kube-apiserver');
 
-  const handler = createRequestHandler({
+  const handlerContext: HandlerContext = {
     cluster,
     faults,
     bookmarkIntervalMs,
@@ -127,7 +128,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         };
         sleepers.add(sleeper);
       }),
-  });
+  };
+  const handler = createRequestHandler(handlerContext);
   // A large socket buffer lets a burst of watch events go out in few writes.
   const server = createServer({ highWaterMark: 256 * 1024 }, handler);
   server.on('connection', (socket) => {
@@ -135,6 +137,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     socket.on('close', () => sockets.delete(socket));
   });
   server.on('clientError', answerClientError);
+  server.on('upgrade', createUpgradeHandler(handlerContext));
   const bound = await listen(server, options.port ?? 0, host);
   address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
   const url = `http://${address}`;

@@ -10,6 +10,7 @@ import type { RequestLog, RequestLogEntry } from './requestLog.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './resourceHandlers.js';
 import { parseRoute, type ResourceRoute, type Route } from './router.js';
 import { scaleHandlers } from './scale.js';
+import { isContainerSubresource, noContainersError } from './noContainers.js';
 
 /**
  * One request through the server, from routing to the answer, whatever
@@ -157,7 +158,7 @@ export function resourceRequest(ctx: ServerContext, prepared: PreparedRequest): 
   if (type.namespaced && route.namespace === undefined && route.name !== undefined) throw routeNotFound();
   const sub = route.subresource;
   if (sub !== undefined) {
-    const served = (sub === 'status' && type.status) || (sub === 'scale' && type.scale !== undefined) || (sub === 'finalize' && type.extraSubresources?.some((s) => s.name === 'finalize'));
+    const served = (sub === 'status' && type.status) || (sub === 'scale' && type.scale !== undefined) || type.extraSubresources?.some((s) => s.name === sub);
     if (!served) throw routeNotFound();
   }
   return {
@@ -177,6 +178,7 @@ export function resourceRequest(ctx: ServerContext, prepared: PreparedRequest): 
 
 function serveResource(r: BodyRequest): ApiResponse {
   const sub = r.subresource;
+  if (isContainerSubresource(sub)) throw noContainersError(r);
   switch (r.verb) {
     case 'get':
       if (sub === 'scale') return scaleHandlers.get(r);
