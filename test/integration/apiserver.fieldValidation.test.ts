@@ -7,7 +7,7 @@ import { failure, json, raw, start } from './apiserver.helpers.js';
  * `fieldValidation` on built-in kinds, as kube-apiserver decodes them: a field the kind's schema
  * does not declare is dropped and warned of (Warn, the default: `Warning: 299 - "unknown field
  * \"spec.foo\""`), rejected (Strict: 400 `... cannot be handled as a Deployment: strict decoding
- * error: unknown field "spec.foo"`, or without the kind's words for a patch) or dropped quietly
+ * error: unknown field "spec.foo"`, for a patch a 422 on the field `patch`) or dropped quietly
  * (Ignore), on create, update, patch and apply.
  */
 
@@ -84,11 +84,18 @@ describe('embedded API server: fieldValidation on built-in kinds', function () {
     const put = await json(server, 'PUT', `${path}/web?fieldValidation=Strict`, { ...deployment('web', typo), metadata: { name: 'web', resourceVersion: created.metadata.resourceVersion } });
     expect([put.status, put.json().message]).to.deep.equal([400, `Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "${typoField}"`]);
     const patch = { spec: { template: { spec: { containers: [{ name: 'nginx', ...typo }] } } } };
-    for (const type of ['application/merge-patch+json', 'application/strategic-merge-patch+json']) {
-      const res = await json(server, 'PATCH', `${path}/web?fieldValidation=Strict`, patch, type);
-      // Merge patches replace the list, strategic merge patches merge it by name: the field is at [0] either way.
-      expect([res.status, res.json().message], type).to.deep.equal([400, `strict decoding error: unknown field "${typoField}"`]);
-    }
+    // A patch that fails strict decoding is a 422 on the field "patch", showing the patch as Go prints
+    // the decoded map (strategic merge), or the patched object's JSON (merge and JSON patches).
+    const strategic = await json(server, 'PATCH', `${path}/web?fieldValidation=Strict`, patch, 'application/strategic-merge-patch+json');
+    expect([strategic.status, strategic.json().message]).to.deep.equal([
+      422,
+      ` "" is invalid: patch: Invalid value: "map[spec:map[template:map[spec:map[containers:[map[imagePullPolicyy:Always name:nginx]]]]]]": strict decoding error: unknown field "${typoField}"`,
+    ]);
+    const merge = await json(server, 'PATCH', `${path}/web?fieldValidation=Strict`, patch, 'application/merge-patch+json');
+    expect(merge.status).to.equal(422);
+    expect(merge.json().message).to.match(/^ "" is invalid: patch: Invalid value: "\{\\"apiVersion\\":\\"apps\/v1\\",/);
+    expect(merge.json().message).to.contain(`\\"imagePullPolicyy\\":\\"Always\\"`);
+    expect(merge.json().message).to.match(new RegExp(`: strict decoding error: unknown field "${typoField.replace(/[[\].]/g, '\\$&')}"$`));
     const warned = await json(server, 'PATCH', `${path}/web`, patch, 'application/strategic-merge-patch+json');
     expect([warned.status, warnings(warned.headers).length]).to.deep.equal([200, 1]);
     const apply = await json(server, 'PATCH', `${path}/web?fieldManager=me&fieldValidation=Strict`, deployment('web', typo), 'application/apply-patch+yaml');

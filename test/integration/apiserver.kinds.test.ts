@@ -233,7 +233,8 @@ describe('embedded API server: every built-in kind controllers use', function ()
         ),
       );
 
-      const patched = await objects.patch({ apiVersion: c.apiVersion, kind: c.kind, metadata: { name, namespace: metadata.namespace, labels: { patched: 'yes' } } }, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch);
+      const labelPatch: KubernetesObject = { apiVersion: c.apiVersion, kind: c.kind, metadata: { name, namespace: metadata.namespace, labels: { patched: 'yes' } } };
+      const patched = await objects.patch(labelPatch, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch);
       expect(patched.metadata?.labels).to.deep.equal({ app: 'k', patched: 'yes' });
       expect(patched.metadata?.generation, 'a label patch leaves generation').to.equal(created.metadata?.generation);
       await eventually(() => seen.some((e) => e.type === 'MODIFIED' && e.object.metadata?.labels?.patched === 'yes'), 5000, `MODIFIED of ${c.kind}`);

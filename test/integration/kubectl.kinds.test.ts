@@ -103,6 +103,15 @@ const gadgetCrd = {
     expect(await k.ok(['get', 'deployment', 'warned', '-o', 'jsonpath={.spec.template.spec.containers[0]}'])).to.equal('{"image":"nginx","name":"nginx"}');
   });
 
+  it('rejects a typo in an apply to an existing Deployment (a strategic merge patch), as kube words it', async () => {
+    const manifest = typoDeployment('warned') as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } };
+    manifest.spec.template.spec.containers[0] = { name: 'nginx', image: 'nginx', imagePullPolicyz: 'Never' };
+    const run = await k.run(['apply', '-f', '-'], stringify(manifest));
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.contain('The request is invalid: patch: Invalid value: "map[');
+    expect(run.stderr).to.contain('strict decoding error: unknown field "spec.template.spec.containers[0].imagePullPolicyz"');
+  });
+
   it('creates a job and a deployment with kubectl create, and lists them with kube\'s columns', async () => {
     expect(await k.ok(['create', 'job', 'once', '--image=busybox'])).to.equal('job.batch/once created\n');
     expect(await k.ok(['create', 'deployment', 'api', '--image=nginx:1.27', '--replicas=2'])).to.equal('deployment.apps/api created\n');

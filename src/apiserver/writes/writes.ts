@@ -32,8 +32,12 @@ export interface WriteContext {
   ownsBody?: boolean;
   /** What to do with fields the kind's schema does not declare: `Strict` rejects, `Warn` (default) and `Ignore` prune. */
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
-  /** The body is a patch's result: kube words a strict decoding error of a patch without naming the kind. */
-  fromPatch?: boolean;
+  /**
+   * The body is a patch's result: under Strict, kube answers an unknown field with a 422 on the
+   * field `patch`, showing this value (the patch, or the patched object, as kube prints it); an
+   * apply (`'apply'`) gets a 400 that does not name the kind.
+   */
+  fromPatch?: { readonly value: () => string } | 'apply';
   /** Collects the warnings of this write (sent as `Warning` headers). */
   warnings?: string[];
   /** The server's cache of decoded and encoded managedFields. */
@@ -172,25 +176,32 @@ function applySchema(type: ResourceType, obj: KubeObject, ctx: WriteContext): vo
   invalidIf(type, obj.metadata.name ?? '', outcome.errors);
   if (outcome.unknown.length === 0 || ctx.fieldValidation === 'Ignore') return;
   const messages = outcome.unknown.map((path) => `unknown field "${path.replace(/^\./, '')}"`);
-  if (ctx.fieldValidation === 'Strict') throw badRequest(`strict decoding error: ${messages.join(', ')}`);
+  if (ctx.fieldValidation === 'Strict') throw strictDecodingError(type, messages, ctx);
   ctx.warnings?.push(...messages);
 }
 
 /**
  * Drops the fields a built-in's Go type does not declare, as kube's decoder does, and warns of
  * them (`Warn`, the default), rejects the write (`Strict`) or says nothing (`Ignore`), in kube's
- * words: `unknown field "spec.foo"` and `... cannot be handled as a Deployment: strict decoding error: ...`.
+ * words: `unknown field "spec.foo"`; `Deployment in version "v1" cannot be handled as a
+ * Deployment: strict decoding error: ...` (400) for a create or update, `"" is invalid: patch:
+ * Invalid value: "...": strict decoding error: ...` (422) for a patch.
  */
 export function checkBuiltinFields(type: ResourceType, obj: object, ctx: WriteContext): void {
   if (!type.builtin) return;
   const unknown = pruneUnknownFields(type, obj);
   if (unknown.length === 0 || ctx.fieldValidation === 'Ignore') return;
   const messages = unknown.map((path) => `unknown field ${JSON.stringify(path)}`);
-  if (ctx.fieldValidation === 'Strict') {
-    const strict = `strict decoding error: ${messages.join(', ')}`;
-    throw badRequest(ctx.fromPatch ? strict : `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${strict}`);
-  }
+  if (ctx.fieldValidation === 'Strict') throw strictDecodingError(type, messages, ctx);
   ctx.warnings?.push(...messages);
+}
+
+/** Kube's answer to unknown fields under Strict, built-in or custom alike: worded by what was written. */
+function strictDecodingError(type: ResourceType, messages: readonly string[], ctx: WriteContext): Error {
+  const strict = `strict decoding error: ${messages.join(', ')}`;
+  if (ctx.fromPatch === undefined) return badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${strict}`);
+  if (ctx.fromPatch === 'apply') return badRequest(strict);
+  return invalid({ group: '', kind: '' }, '', [{ field: 'patch', type: 'Invalid value', value: ctx.fromPatch.value(), detail: strict }]);
 }
 
 /** Drops empty metadata maps and lists, which kube's JSON leaves out. */
