@@ -85,6 +85,14 @@ const gadgetCrd = {
     expect(out).to.contain('How big the gadget is, in gadget units.');
   });
 
+  it('rejects a custom resource with a field its CRD does not declare, under kubectl\'s default validation', async () => {
+    const gadget = (spec: Record<string, unknown>): string => stringify({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g1' }, spec });
+    const run = await k.run(['apply', '-f', '-'], gadget({ sizee: 3 }));
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.contain('Error from server (BadRequest): error when creating "STDIN": Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.sizee"');
+    expect(await k.ok(['apply', '-f', '-'], gadget({ size: 3 }))).to.equal('gadget.example.com/g1 created\n');
+  });
+
   it('rejects a Deployment with an unknown field under kubectl\'s default (Strict), as kube words it', async () => {
     for (const verb of ['apply', 'create']) {
       const run = await k.run([verb, '-f', '-'], stringify(typoDeployment('typo')));
