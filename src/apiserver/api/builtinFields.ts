@@ -57,32 +57,43 @@ function named(name: string): FieldNode {
   return node;
 }
 
-function child(path: string, key: string): string {
-  return path === '' ? key : `${path}.${key}`;
+/** A path as kube prints it (`spec.containers[0].name`), from its segments: keys, and indexes of lists. */
+function pathText(segments: readonly (string | number)[]): string {
+  let out = '';
+  for (const segment of segments) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else out += out === '' ? segment : `.${segment}`;
+  }
+  return out;
 }
 
-function walk(value: unknown, node: FieldNode, path: string, out: string[]): void {
+/** `path` holds the segments down to `value`; it is only made into text when a field is unknown (the rare case). */
+function walk(value: unknown, node: FieldNode, path: (string | number)[], out: string[]): void {
   if (node.open === true || typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
   if (Array.isArray(value)) {
     const items = node.values;
-    if (items !== undefined) value.forEach((item, i) => walk(item, items, `${path}[${i}]`, out));
+    if (items === undefined) return;
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      walk(value[i], items, path, out);
+      path.pop();
+    }
     return;
   }
   const object = value as Record<string, unknown>;
-  if (node.values !== undefined) {
-    for (const key of Object.keys(object)) walk(object[key], node.values, child(path, key), out);
-    return;
-  }
+  const values = node.values;
   const properties = node.properties;
-  if (properties === undefined) return;
+  if (values === undefined && properties === undefined) return;
   for (const key of Object.keys(object)) {
-    const field = properties.get(key);
+    const field = values ?? properties?.get(key);
+    path.push(key);
     if (field === undefined) {
-      out.push(child(path, key));
+      out.push(pathText(path));
       delete object[key];
-    } else {
-      walk(object[key], field, child(path, key), out);
+    } else if (field.open !== true) {
+      walk(object[key], field, path, out);
     }
+    path.pop();
   }
 }
 
@@ -91,6 +102,6 @@ export function pruneUnknownFields(kind: { group: string; version: string; kind:
   const name = kubernetesSchemas().byKind.get(gvkKey(kind.group, kind.version, kind.kind));
   if (name === undefined) return [];
   const out: string[] = [];
-  walk(object, named(name), '', out);
+  walk(object, named(name), [], out);
   return out;
 }

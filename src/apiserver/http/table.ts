@@ -2,7 +2,8 @@ import type { KubeObject } from '../../types.js';
 import { toVersion } from '../api/conversion.js';
 import type { StoredObject } from '../storage/objectStore.js';
 import type { PrinterColumn, ResourceType } from '../api/resourceType.js';
-import { ageColumn, builtinColumns, evaluatePath, humanAge, nameColumn, type Column } from './printers.js';
+import { builtinColumns } from './printers.js';
+import { ageColumn, evaluatePath, humanAge, nameColumn, type Column } from './printerCells.js';
 
 /**
  * Server-side printing: `kubectl get` asks for a `meta.k8s.io/v1` Table
