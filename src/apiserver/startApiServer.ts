@@ -105,7 +105,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   let closed: Promise<void> | undefined;
 
   const nsType = cluster.namespaceType();
-  for (const name of defaultNamespaces) cluster.put(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, 'kube-apiserver');
+  for (const name of defaultNamespaces) cluster.put(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, 'kube-apiserver', { ownWrite: true });
 
   const handlerContext: HandlerContext = {
     cluster,

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { dataDocument, dataFile } from '../../scripts/kubernetesOpenApi.js';
 import { kubernetesSchemas } from '../../src/apiserver/api/kubernetesSchemas.js';
@@ -28,5 +29,18 @@ describe('the built-in kinds\' OpenAPI schemas (data/kubernetes-openapi.json.gz)
     expect(byKind.get('/v1/Event')).to.equal('io.k8s.api.core.v1.Event');
     expect(byKind.get('events.k8s.io/v1/Event')).to.equal('io.k8s.api.events.v1.Event');
     expect(byKind.get('apiextensions.k8s.io/v1/CustomResourceDefinition')).to.equal('io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition');
+  });
+});
+
+describe('reading the schemas', function () {
+  this.timeout(60_000);
+
+  it('waits for the first write of a built-in: starting a server and reading from it never reads them', async () => {
+    const { execFile } = await import('node:child_process');
+    const child = fileURLToPath(new URL('../fixtures/schemasLoadChild.ts', import.meta.url));
+    const out = await new Promise<string>((resolve, reject) => {
+      execFile(process.execPath, ['--import', 'tsx', child], { timeout: 50_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    });
+    expect(JSON.parse(out)).to.deep.equal({ afterStart: false, afterWrite: true });
   });
 });

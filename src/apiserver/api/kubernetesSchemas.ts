@@ -52,6 +52,11 @@ function load(): KubernetesSchemas {
   return { origin: deepFreeze(data.origin), schemas: deepFreeze(data.schemas), byKind };
 }
 
+/** Whether this process has read the schemas yet (for the test that a server's start does not). */
+export function kubernetesSchemasLoaded(): boolean {
+  return loaded !== undefined;
+}
+
 export function kubernetesSchemas(): KubernetesSchemas {
   loaded ??= load();
   return loaded;

@@ -40,6 +40,11 @@ export interface WriteContext {
   fromPatch?: { readonly value: () => string } | 'apply';
   /** Collects the warnings of this write (sent as `Warning` headers). */
   warnings?: string[];
+  /**
+   * The server wrote this body itself (its default namespaces): it declares no unknown field, so
+   * it is not checked, and starting a server never reads the schemas.
+   */
+  ownWrite?: boolean;
   /** The server's cache of decoded and encoded managedFields. */
   fieldsCache?: FieldsV1Cache;
   /** For a create: the uid to give the object (default a random UUID). */
@@ -188,7 +193,7 @@ function applySchema(type: ResourceType, obj: KubeObject, ctx: WriteContext): vo
  * Invalid value: "...": strict decoding error: ...` (422) for a patch.
  */
 export function checkBuiltinFields(type: ResourceType, obj: object, ctx: WriteContext): void {
-  if (!type.builtin) return;
+  if (!type.builtin || ctx.ownWrite === true) return;
   const unknown = pruneUnknownFields(type, obj);
   if (unknown.length === 0 || ctx.fieldValidation === 'Ignore') return;
   const messages = unknown.map((path) => `unknown field ${JSON.stringify(path)}`);
