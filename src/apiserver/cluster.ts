@@ -364,12 +364,12 @@ export class Cluster {
    * object keeps the uid and creationTimestamp the body carries (a test
    * seeding owners and their dependents).
    */
-  put(type: ResourceType, body: KubeObject, manager: string, options: { keepIdentity?: boolean } = {}): StoredObject {
+  put(type: ResourceType, body: KubeObject, manager: string, options: { keepIdentity?: boolean; ownWrite?: boolean } = {}): StoredObject {
     return this.settled(() => {
       const namespace = type.namespaced ? (body.metadata?.namespace ?? 'default') : undefined;
       const name = body.metadata?.name;
       const live = name === undefined ? undefined : this.find(type, namespace, name);
-      const write: WriteOptions = { manager, now: this.timestamp() };
+      const write: WriteOptions = { manager, now: this.timestamp(), ...(options.ownWrite === true ? { ownWrite: true } : {}) };
       let stored: StoredObject;
       if (live === undefined) {
         const { uid, creationTimestamp } = options.keepIdentity ? (body.metadata ?? {}) : {};

@@ -9,7 +9,8 @@ import { answerClientError } from './http/clientError.js';
 import { Cluster } from './cluster.js';
 import { toVersion } from './api/conversion.js';
 import { Faults } from './faults.js';
-import { createRequestHandler } from './http/handler.js';
+import { createRequestHandler, type HandlerContext } from './http/handler.js';
+import { createUpgradeHandler } from './http/upgrade.js';
 import { deepFreeze } from '../util/json.js';
 import { kubeconfigYaml, makeKubeConfig } from './kubeconfig.js';
 import { RequestLog, type RequestLogEntry } from './http/requestLog.js';
@@ -149,11 +150,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   let closed: Promise<void> | undefined;
 
   const nsType = cluster.namespaceType();
-  for (const name of defaultNamespaces) cluster.put(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, 'kube-apiserver');
+  for (const name of defaultNamespaces) cluster.put(nsType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, 'kube-apiserver', { ownWrite: true });
   const access = new Access(cluster, { rbac: options.rbac ?? false, token: options.token });
   const token = access.token;
 
-  const handler = createRequestHandler({
+  const handlerContext: HandlerContext = {
     cluster,
     faults,
     bookmarkIntervalMs,
@@ -175,7 +176,8 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         };
         sleepers.add(sleeper);
       }),
-  });
+  };
+  const handler = createRequestHandler(handlerContext);
   // A large socket buffer lets a burst of watch events go out in few writes.
   const tls = options.tls ?? options.rbac ?? false;
   const server: Server = tls
@@ -186,6 +188,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     socket.on('close', () => sockets.delete(socket));
   });
   server.on('clientError', answerClientError);
+  server.on('upgrade', createUpgradeHandler(handlerContext));
   const bound = await listen(server, options.port ?? 0, host);
   address = `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}`;
   const url = `${tls ? 'https' : 'http'}://${address}`;

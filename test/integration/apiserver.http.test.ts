@@ -25,7 +25,21 @@ describe('embedded API server: discovery, versions and OpenAPI', () => {
     const api = (await raw(server, 'GET', '/api')).json();
     expect(api).to.deep.include({ kind: 'APIVersions', versions: ['v1'] });
     const groups = (await raw(server, 'GET', '/apis')).json() as { groups: { name: string; preferredVersion: { groupVersion: string } }[] };
-    expect(groups.groups.map((g) => g.name)).to.deep.equal(['apps', 'events.k8s.io', 'coordination.k8s.io', 'apiextensions.k8s.io', 'admissionregistration.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'rbac.authorization.k8s.io']);
+    expect(groups.groups.map((g) => g.name)).to.deep.equal([
+      'apps',
+      'events.k8s.io',
+      'batch',
+      'networking.k8s.io',
+      'policy',
+      'rbac.authorization.k8s.io',
+      'storage.k8s.io',
+      'admissionregistration.k8s.io',
+      'apiextensions.k8s.io',
+      'coordination.k8s.io',
+      'discovery.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
+    ]);
     expect(groups.groups[0].preferredVersion.groupVersion).to.equal('apps/v1');
     expect((await raw(server, 'GET', '/apis/apps')).json()).to.deep.include({ kind: 'APIGroup', name: 'apps' });
   });
@@ -71,7 +85,37 @@ describe('embedded API server: discovery, versions and OpenAPI', () => {
     const podPatch = doc.paths['/api/v1/namespaces/{namespace}/pods/{name}'].patch;
     expect(podPatch?.['x-kubernetes-group-version-kind']).to.deep.equal({ group: '', version: 'v1', kind: 'Pod' });
     expect(podPatch?.parameters.map((p) => p.name)).to.deep.equal(['fieldValidation']);
-    expect((await raw(server, 'GET', '/openapi/v2')).status).to.equal(404);
+  });
+
+  it('serves Kubernetes\'s schemas of the built-ins in /openapi/v3 and /openapi/v2, and a CRD version\'s own', async () => {
+    const index = (await raw(server, 'GET', '/openapi/v3')).json() as { paths: Record<string, { serverRelativeURL: string }> };
+    const apps = (await raw(server, 'GET', index.paths['apis/apps/v1'].serverRelativeURL)).json() as { components: { schemas: Record<string, Record<string, unknown>> } };
+    const deployment = apps.components.schemas['io.k8s.api.apps.v1.Deployment'];
+    expect(deployment['x-kubernetes-group-version-kind']).to.deep.equal([{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
+    expect(apps.components.schemas['io.k8s.api.apps.v1.DeploymentSpec'].required).to.deep.equal(['selector', 'template']);
+    // What the kinds refer to comes along; what no kind of the group uses does not.
+    expect(apps.components.schemas).to.have.property('io.k8s.api.core.v1.Container');
+    expect(apps.components.schemas).to.not.have.property('io.k8s.api.batch.v1.JobSpec');
+
+    await json(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      ...widgetCrd(),
+      spec: { ...(widgetCrd().spec as object), versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }] },
+    });
+    const withCrd = (await raw(server, 'GET', '/openapi/v3')).json() as { paths: Record<string, { serverRelativeURL: string }> };
+    const example = (await raw(server, 'GET', withCrd.paths['apis/example.com/v1'].serverRelativeURL)).json() as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    const widget = example.components.schemas['com.example.v1.Widget'];
+    expect(widget.properties.spec).to.deep.equal({ type: 'object', properties: { size: { type: 'integer' } } });
+    expect(widget.properties.metadata).to.deep.include({ allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }] });
+    expect(example.components.schemas).to.have.property('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+
+    const v2 = await raw(server, 'GET', '/openapi/v2', { headers: { Accept: 'application/json' } });
+    const doc = v2.json() as { swagger: string; definitions: Record<string, { properties?: Record<string, { $ref?: string }> }> };
+    expect(doc.swagger).to.equal('2.0');
+    expect(doc.definitions['io.k8s.api.apps.v1.Deployment'].properties?.spec.$ref).to.equal('#/definitions/io.k8s.api.apps.v1.DeploymentSpec');
+    expect(doc.definitions).to.have.property('com.example.v1.Widget');
+    // kubectl asks for protobuf only; 406 tells it there is no such document, and it does without.
+    const proto = await raw(server, 'GET', '/openapi/v2', { headers: { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
+    expect([proto.status, proto.json().reason]).to.deep.equal([406, 'NotAcceptable']);
   });
 
   it('answers health checks', async () => {

@@ -298,7 +298,7 @@ describe('embedded API server: CustomResourceDefinitions', () => {
     it('rejects unknown fields with fieldValidation=Strict, as kubectl asks', async () => {
       const res = await json(server, 'POST', '/apis/example.com/v1/namespaces/default/widgets?fieldValidation=Strict', widget('w1', { size: 1, colour: 'red' }));
       expect(res.status).to.equal(400);
-      expect(res.json().message).to.equal('strict decoding error: unknown field "spec.colour"');
+      expect(res.json().message).to.equal('Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.colour"');
     });
 
     it('fills in defaults and checks types, enums and required fields with 422', async () => {

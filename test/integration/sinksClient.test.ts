@@ -415,7 +415,7 @@ describe('sinks client against the embedded API server', () => {
     it('says which kinds a group version serves when a kind is unknown, and when the group is unknown', async () => {
       const unknownKind = await rejection(client.get({ apiVersion: 'apps/v1', kind: 'Nope', name: 'x', namespace: 'default' }));
       expect(unknownKind).to.be.instanceOf(UnknownResourceError);
-      expect((unknownKind as Error).message).to.equal('apiVersion "apps/v1" has no kind "Nope" (it serves: Deployment)');
+      expect((unknownKind as Error).message).to.equal('apiVersion "apps/v1" has no kind "Nope" (it serves: ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet)');
       const unknownGroup = await rejection(client.get({ apiVersion: 'nope.example.com/v1', kind: 'X', name: 'x' }));
       expect((unknownGroup as Error).message).to.equal('the server does not serve apiVersion "nope.example.com/v1"');
     });

@@ -40,75 +40,101 @@ export function builtin(spec: BuiltinSpec): ResourceType {
 /** The storage key that core/v1 and events.k8s.io/v1 Events share, as they do in kube. */
 export const eventsStorageKey = '/events';
 
+const replicasScale: ResourceType['scale'] = {
+  specReplicasPath: '.spec.replicas',
+  statusReplicasPath: '.status.replicas',
+  labelSelectorPath: '.status.selector',
+};
+
+/** What kube-apiserver serves for a pod that this server, which runs no containers, answers with a Status. */
+const podConnectSubresources = [
+  { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+  { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+  { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+  { name: 'proxy', kind: 'PodProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+];
+
+const core = (resource: string, kind: string, more: Partial<BuiltinSpec> = {}): BuiltinSpec => ({
+  group: '',
+  version: 'v1',
+  resource,
+  kind,
+  namespaced: true,
+  ...more,
+});
+
+const inGroup =
+  (group: string) =>
+  (resource: string, kind: string, more: Partial<BuiltinSpec> = {}): BuiltinSpec => ({ group, version: 'v1', resource, kind, namespaced: true, ...more });
+
+const apps = inGroup('apps');
+const batch = inGroup('batch');
+const networking = inGroup('networking.k8s.io');
+const rbac = inGroup('rbac.authorization.k8s.io');
+const admission = inGroup('admissionregistration.k8s.io');
+
+/**
+ * The served built-ins, in the order of kube's discovery. Status subresources, scale and short
+ * names are kube 1.32's; pods also list `log`, `exec`, `attach`, `portforward` and `proxy`, which
+ * answer that this server runs no containers.
+ */
 export function builtinResources(): ResourceType[] {
-  return [
-    builtin({
-      group: '',
-      version: 'v1',
-      resource: 'namespaces',
-      kind: 'Namespace',
+  const specs: BuiltinSpec[] = [
+    core('namespaces', 'Namespace', {
       namespaced: false,
       shortNames: ['ns'],
       status: true,
       extraSubresources: [{ name: 'finalize', kind: 'Namespace', verbs: ['update'] }],
     }),
-    builtin({
-      group: '',
-      version: 'v1',
-      resource: 'pods',
-      kind: 'Pod',
-      namespaced: true,
+    core('pods', 'Pod', {
       shortNames: ['po'],
       categories: ['all'],
       status: true,
+      extraSubresources: [{ name: 'log', kind: 'Pod', verbs: ['get'] }, ...podConnectSubresources],
     }),
-    builtin({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, shortNames: ['cm'] }),
-    builtin({ group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true }),
-    builtin({
-      group: '',
-      version: 'v1',
-      resource: 'services',
-      kind: 'Service',
-      namespaced: true,
+    core('configmaps', 'ConfigMap', { shortNames: ['cm'] }),
+    core('secrets', 'Secret'),
+    core('services', 'Service', {
       shortNames: ['svc'],
       categories: ['all'],
       status: true,
+      extraSubresources: [{ name: 'proxy', kind: 'ServiceProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] }],
     }),
-    builtin({
-      group: '',
-      version: 'v1',
-      resource: 'events',
-      kind: 'Event',
-      namespaced: true,
-      shortNames: ['ev'],
-      storageKey: eventsStorageKey,
-    }),
-    builtin({
-      group: 'apps',
-      version: 'v1',
-      resource: 'deployments',
-      kind: 'Deployment',
-      namespaced: true,
-      shortNames: ['deploy'],
-      categories: ['all'],
+    core('events', 'Event', { shortNames: ['ev'], storageKey: eventsStorageKey }),
+    core('endpoints', 'Endpoints', { shortNames: ['ep'] }),
+    core('serviceaccounts', 'ServiceAccount', { shortNames: ['sa'] }),
+    core('persistentvolumeclaims', 'PersistentVolumeClaim', { shortNames: ['pvc'], status: true }),
+    core('persistentvolumes', 'PersistentVolume', { namespaced: false, shortNames: ['pv'], status: true }),
+    core('nodes', 'Node', {
+      namespaced: false,
+      shortNames: ['no'],
       status: true,
-      scale: {
-        specReplicasPath: '.spec.replicas',
-        statusReplicasPath: '.status.replicas',
-        labelSelectorPath: '.status.selector',
-      },
+      extraSubresources: [{ name: 'proxy', kind: 'NodeProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] }],
     }),
-    builtin({
-      group: 'events.k8s.io',
-      version: 'v1',
-      resource: 'events',
-      kind: 'Event',
-      namespaced: true,
-      shortNames: ['ev'],
-      storageKey: eventsStorageKey,
-    }),
-    builtin({ group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true }),
-    builtin({
+    core('limitranges', 'LimitRange', { shortNames: ['limits'] }),
+    core('resourcequotas', 'ResourceQuota', { shortNames: ['quota'], status: true }),
+    apps('deployments', 'Deployment', { shortNames: ['deploy'], categories: ['all'], status: true, scale: replicasScale }),
+    apps('statefulsets', 'StatefulSet', { shortNames: ['sts'], categories: ['all'], status: true, scale: replicasScale }),
+    apps('daemonsets', 'DaemonSet', { shortNames: ['ds'], categories: ['all'], status: true }),
+    apps('replicasets', 'ReplicaSet', { shortNames: ['rs'], categories: ['all'], status: true, scale: replicasScale }),
+    apps('controllerrevisions', 'ControllerRevision'),
+    batch('jobs', 'Job', { categories: ['all'], status: true }),
+    batch('cronjobs', 'CronJob', { shortNames: ['cj'], categories: ['all'], status: true }),
+    { group: 'events.k8s.io', version: 'v1', resource: 'events', kind: 'Event', namespaced: true, shortNames: ['ev'], storageKey: eventsStorageKey },
+    networking('ingresses', 'Ingress', { shortNames: ['ing'], status: true }),
+    networking('networkpolicies', 'NetworkPolicy', { shortNames: ['netpol'] }),
+    networking('ingressclasses', 'IngressClass', { namespaced: false }),
+    { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, shortNames: ['pdb'], status: true },
+    rbac('clusterrolebindings', 'ClusterRoleBinding', { namespaced: false }),
+    rbac('clusterroles', 'ClusterRole', { namespaced: false }),
+    rbac('rolebindings', 'RoleBinding'),
+    rbac('roles', 'Role'),
+    { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true },
+    admission('mutatingwebhookconfigurations', 'MutatingWebhookConfiguration', { namespaced: false, categories: ['api-extensions'] }),
+    admission('validatingwebhookconfigurations', 'ValidatingWebhookConfiguration', { namespaced: false, categories: ['api-extensions'] }),
+    admission('validatingadmissionpolicies', 'ValidatingAdmissionPolicy', { namespaced: false, categories: ['api-extensions'], status: true }),
+    admission('validatingadmissionpolicybindings', 'ValidatingAdmissionPolicyBinding', { namespaced: false, categories: ['api-extensions'] }),
+    {
       group: 'apiextensions.k8s.io',
       version: 'v1',
       resource: 'customresourcedefinitions',
@@ -117,6 +143,9 @@ export function builtinResources(): ResourceType[] {
       shortNames: ['crd', 'crds'],
       categories: ['api-extensions'],
       status: true,
-    }),
+    },
+    { group: 'discovery.k8s.io', version: 'v1', resource: 'endpointslices', kind: 'EndpointSlice', namespaced: true },
+    { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses', kind: 'StorageClass', namespaced: false, shortNames: ['sc'] },
   ];
+  return specs.map(builtin);
 }

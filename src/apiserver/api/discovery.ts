@@ -33,7 +33,24 @@ interface GroupInfo {
   versions: string[];
 }
 
-const builtinGroupOrder = ['', 'apps', 'events.k8s.io', 'coordination.k8s.io', 'apiextensions.k8s.io'];
+/** kube-apiserver's order of the built-in groups in discovery. */
+const builtinGroupOrder = [
+  '',
+  'apps',
+  'events.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'admissionregistration.k8s.io',
+  'apiextensions.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+];
 
 function groups(registry: ResourceRegistry): GroupInfo[] {
   const byGroup = new Map<string, Set<string>>();

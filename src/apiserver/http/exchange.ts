@@ -7,12 +7,13 @@ import type { UserInfo } from '../auth/user.js';
 import { ApiError, methodNotAllowed, routeNotFound, statusFor, unauthorized } from '../api/statusError.js';
 import type { RequestInfo } from '../faults.js';
 import { applyPatchType } from '../writes/patch.js';
-import { errorResponse, jsonResponse, mediaType, parseObjectBody, type ApiResponse } from './httpIo.js';
+import { errorResponse, jsonResponse, jsonTextResponse, mediaType, parseObjectBody, type ApiResponse } from './httpIo.js';
 import type { BodyRequest, RequestHeaders, ResourceRequest, ServerContext } from './requestContext.js';
 import type { RequestLog, RequestLogEntry } from './requestLog.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './resourceHandlers.js';
 import { parseRoute, type ResourceRoute, type Route } from './router.js';
 import { scaleHandlers } from './scale.js';
+import { isContainerSubresource, noContainersError } from './noContainers.js';
 
 /**
  * One request through the server, from routing to the answer, whatever
@@ -211,6 +212,7 @@ export function resourceRequest(ctx: ServerContext, prepared: PreparedRequest): 
 
 function serveResource(r: BodyRequest): ApiResponse {
   const sub = r.subresource;
+  if (isContainerSubresource(sub)) throw noContainersError(r);
   switch (r.verb) {
     case 'get':
       if (sub === 'scale') return scaleHandlers.get(r);
@@ -276,9 +278,9 @@ function serve(ctx: ExchangeContext, prepared: PreparedRequest, body: Buffer): A
       return jsonResponse(200, doc);
     }
     case 'openapi': {
-      const doc = openApiDocument(ctx.cluster.registry, route.path, request.url.searchParams);
+      const doc = openApiDocument(ctx.cluster.registry, route.path, request.headers.accept);
       if (doc === undefined) throw routeNotFound();
-      return jsonResponse(200, doc);
+      return jsonTextResponse(200, doc);
     }
     default:
       throw routeNotFound();

@@ -27,7 +27,7 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function headersOf(req: IncomingMessage): RequestHeaders {
+export function headersOf(req: IncomingMessage): RequestHeaders {
   const h = req.headers;
   return {
     ...(h.accept !== undefined ? { accept: h.accept } : {}),

@@ -6,7 +6,9 @@ import { ApiError } from '../api/statusError.js';
  * (`application/vnd.kubernetes.protobuf`), which kubectl sends for
  * built-in objects it builds itself (`kubectl create namespace`,
  * `create configmap`, `create secret`, `create deployment`, `create
- * service`, `run`). The envelope is the magic `k8s\0` and a
+ * service`, `create job`, `create cronjob`, `create serviceaccount`,
+ * `create quota`, `create role`/`rolebinding`/`clusterrole`/`clusterrolebinding`,
+ * `create poddisruptionbudget`, `create ingress`, `run`). The envelope is the magic `k8s\0` and a
  * `runtime.Unknown` (type meta, raw bytes); the raw bytes are the typed
  * message, read here with field tables for the kinds above (the field
  * numbers of k8s.io/api's generated.proto). A field this reader does not
@@ -24,6 +26,8 @@ interface Field {
   map?: Scalar;
   /** Go pointer fields keep an explicit zero or false (kube's JSON shows them); others omit it. */
   keepZero?: boolean;
+  /** An embedded Go struct (`json:",inline"`): its fields are the parent's in JSON. */
+  inline?: boolean;
 }
 
 type MessageSpec = { readonly [field: number]: Field };
@@ -112,6 +116,63 @@ const podSpec: MessageSpec = {
 
 const podTemplateSpec: MessageSpec = { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'spec', type: podSpec } };
 
+const jobSpec: MessageSpec = {
+  1: { name: 'parallelism', type: 'int', keepZero: true },
+  2: { name: 'completions', type: 'int', keepZero: true },
+  3: { name: 'activeDeadlineSeconds', type: 'int', keepZero: true },
+  4: { name: 'selector', type: labelSelector },
+  5: { name: 'manualSelector', type: 'bool', keepZero: true },
+  6: { name: 'template', type: podTemplateSpec },
+  7: { name: 'backoffLimit', type: 'int', keepZero: true },
+  8: { name: 'ttlSecondsAfterFinished', type: 'int', keepZero: true },
+  9: { name: 'completionMode', type: 'string' },
+  10: { name: 'suspend', type: 'bool', keepZero: true },
+  12: { name: 'backoffLimitPerIndex', type: 'int', keepZero: true },
+  13: { name: 'maxFailedIndexes', type: 'int', keepZero: true },
+  14: { name: 'podReplacementPolicy', type: 'string' },
+  15: { name: 'managedBy', type: 'string' },
+};
+
+const ingressBackend: MessageSpec = {
+  4: {
+    name: 'service',
+    type: {
+      1: { name: 'name', type: 'string' },
+      2: { name: 'port', type: { 1: { name: 'name', type: 'string' }, 2: { name: 'number', type: 'int' } } },
+    },
+  },
+  3: { name: 'resource', type: { 1: { name: 'apiGroup', type: 'string' }, 2: { name: 'kind', type: 'string' }, 3: { name: 'name', type: 'string' } } },
+};
+
+const ingressSpec: MessageSpec = {
+  1: { name: 'defaultBackend', type: ingressBackend },
+  2: { name: 'tls', repeated: true, type: { 1: { name: 'hosts', type: 'string', repeated: true }, 2: { name: 'secretName', type: 'string' } } },
+  3: {
+    name: 'rules',
+    repeated: true,
+    type: {
+      1: { name: 'host', type: 'string' },
+      2: {
+        name: 'ingressRuleValue',
+        inline: true,
+        type: {
+          1: {
+            name: 'http',
+            type: {
+              1: {
+                name: 'paths',
+                repeated: true,
+                type: { 1: { name: 'path', type: 'string' }, 2: { name: 'backend', type: ingressBackend }, 3: { name: 'pathType', type: 'string' } },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  4: { name: 'ingressClassName', type: 'string' },
+};
+
 const intOrStringPair: MessageSpec = { 1: { name: 'maxUnavailable', type: 'intOrString' }, 2: { name: 'maxSurge', type: 'intOrString' } };
 
 // What RBAC's kubectl commands build (create serviceaccount/role/rolebinding/clusterrole/clusterrolebinding/token, auth can-i).
@@ -185,6 +246,65 @@ const rbacKinds: Readonly<Record<string, MessageSpec>> = {
 /** The readable kinds, by `apiVersion/kind`. Status is ignored: the server sets it on create. */
 const kinds: Readonly<Record<string, MessageSpec>> = {
   ...rbacKinds,
+  'v1/ServiceAccount': {
+    1: { name: 'metadata', type: objectMeta },
+    2: { name: 'secrets', repeated: true, type: { 1: { name: 'kind', type: 'string' }, 2: { name: 'namespace', type: 'string' }, 3: { name: 'name', type: 'string' } } },
+    3: { name: 'imagePullSecrets', repeated: true, type: { 1: { name: 'name', type: 'string' } } },
+    4: { name: 'automountServiceAccountToken', type: 'bool', keepZero: true },
+  },
+  'v1/ResourceQuota': {
+    1: { name: 'metadata', type: objectMeta },
+    2: {
+      name: 'spec',
+      type: {
+        1: { name: 'hard', type: 'string', map: 'quantity' },
+        2: { name: 'scopes', type: 'string', repeated: true },
+        3: {
+          name: 'scopeSelector',
+          type: {
+            1: {
+              name: 'matchExpressions',
+              repeated: true,
+              type: { 1: { name: 'scopeName', type: 'string' }, 2: { name: 'operator', type: 'string' }, 3: { name: 'values', type: 'string', repeated: true } },
+            },
+          },
+        },
+      },
+    },
+    3: { name: 'status', type: 'ignore' },
+  },
+  'batch/v1/Job': { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'spec', type: jobSpec }, 3: { name: 'status', type: 'ignore' } },
+  'batch/v1/CronJob': {
+    1: { name: 'metadata', type: objectMeta },
+    2: {
+      name: 'spec',
+      type: {
+        1: { name: 'schedule', type: 'string' },
+        2: { name: 'startingDeadlineSeconds', type: 'int', keepZero: true },
+        3: { name: 'concurrencyPolicy', type: 'string' },
+        4: { name: 'suspend', type: 'bool', keepZero: true },
+        5: { name: 'jobTemplate', type: { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'spec', type: jobSpec } } },
+        6: { name: 'successfulJobsHistoryLimit', type: 'int', keepZero: true },
+        7: { name: 'failedJobsHistoryLimit', type: 'int', keepZero: true },
+        8: { name: 'timeZone', type: 'string' },
+      },
+    },
+    3: { name: 'status', type: 'ignore' },
+  },
+  'policy/v1/PodDisruptionBudget': {
+    1: { name: 'metadata', type: objectMeta },
+    2: {
+      name: 'spec',
+      type: {
+        1: { name: 'minAvailable', type: 'intOrString' },
+        2: { name: 'selector', type: labelSelector },
+        3: { name: 'maxUnavailable', type: 'intOrString' },
+        4: { name: 'unhealthyPodEvictionPolicy', type: 'string' },
+      },
+    },
+    3: { name: 'status', type: 'ignore' },
+  },
+  'networking.k8s.io/v1/Ingress': { 1: { name: 'metadata', type: objectMeta }, 2: { name: 'spec', type: ingressSpec }, 3: { name: 'status', type: 'ignore' } },
   'v1/Namespace': {
     1: { name: 'metadata', type: objectMeta },
     2: { name: 'spec', type: { 1: { name: 'finalizers', type: 'string', repeated: true } } },
@@ -370,7 +490,9 @@ function decodeMessage(buf: Buffer, spec: MessageSpec, path: string): Record<str
       continue;
     }
     const value = typeof field.type === 'string' ? scalar(field.type, wireType, reader, fieldPath) : decodeMessage(reader.bytes(), field.type, fieldPath);
-    if (field.repeated) {
+    if (field.inline) {
+      Object.assign(out, value);
+    } else if (field.repeated) {
       if (value !== undefined) ((out[field.name] ??= []) as unknown[]).push(value);
     } else if (!isEmpty(value, field)) {
       out[field.name] = value;

@@ -14,7 +14,8 @@ import { ApiError, badRequest, invalid, methodNotAllowed, notFound, unsupportedM
 import { scaleHandlers } from './scale.js';
 import { tableOptions, toTable } from './table.js';
 import type { WriteOptions } from '../cluster.js';
-import { resetFieldsFor } from '../writes/writes.js';
+import { checkBuiltinFields, resetFieldsFor } from '../writes/writes.js';
+import { goValue } from '../writes/goValue.js';
 
 /**
  * The verbs on resources: get, list, create, update, patch (JSON, merge,
@@ -168,6 +169,7 @@ export function handlePatch(r: BodyRequest): ApiResponse {
       ]);
     }
     const applied = checkApplyBody(r, parseYamlBody(text), name);
+    checkBuiltinFields(r.type, applied, { ...options, fromPatch: 'apply' });
     const live = cluster.find(r.type, r.namespace, name);
     if (live === undefined && r.subresource !== undefined) throw notFound(cluster.gr(r.type), name);
     const liveObject = live === undefined ? undefined : toVersion(r.type, live.object);
@@ -188,7 +190,7 @@ export function handlePatch(r: BodyRequest): ApiResponse {
     } catch (error) {
       throw patchErrorToApi(error);
     }
-    const applyOptions = { ...options, managedFieldsDone: true };
+    const applyOptions: WriteOptions = { ...options, managedFieldsDone: true, fromPatch: 'apply' };
     if (live === undefined) {
       const created = cluster.create(r.type, r.namespace, result.object, applyOptions);
       return objectResponse(r, 201, objectJson(r.type, created.stored));
@@ -209,7 +211,9 @@ export function handlePatch(r: BodyRequest): ApiResponse {
   } catch (error) {
     throw patchErrorToApi(error);
   }
-  const result = cluster.update(r.type, r.namespace, name, patched, options);
+  // Kube shows a strategic merge patch as Go prints the decoded patch, other patches as the patched object's JSON.
+  const value = contentType === 'application/strategic-merge-patch+json' ? () => goValue(body) : () => JSON.stringify(patched);
+  const result = cluster.update(r.type, r.namespace, name, patched, { ...options, fromPatch: { value } });
   return objectResponse(r, 200, objectJson(r.type, result.stored));
 }
 

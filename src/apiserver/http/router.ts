@@ -48,11 +48,12 @@ function resourcePath(group: string, version: string, rest: string[]): Route {
   if (rest.length === 0) return { kind: 'unknown' };
   if (rest[0] === 'namespaces' && rest.length >= 3 && !(group === '' && rest.length === 3 && namespaceSubresources.has(rest[2]))) {
     const [, namespace, resource, name, subresource, ...extra] = rest;
-    if (extra.length > 0) return { kind: 'unknown' };
+    if (extra.length > 0 && subresource !== 'proxy') return { kind: 'unknown' };
     return { ...base, namespace, resource, name, subresource };
   }
   const [resource, name, subresource, ...extra] = rest;
-  if (extra.length > 0) return { kind: 'unknown' };
+  // Only a proxy subresource has a path after it (`nodes/n1/proxy/metrics`).
+  if (extra.length > 0 && subresource !== 'proxy') return { kind: 'unknown' };
   return { ...base, resource, name, subresource };
 }
 

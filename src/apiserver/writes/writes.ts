@@ -4,6 +4,7 @@ import { cloneJson, isPlainObject, jsonEqual } from '../../util/json.js';
 import { shareUnchanged } from './shareUnchanged.js';
 import { jsonKind } from './jsonValue.js';
 import { applyCrdSchema, crdVersionSchema } from '../api/crdSchema.js';
+import { pruneUnknownFields } from '../api/builtinFields.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import { generateName, metadataErrors } from './objectMeta.js';
 import { apiVersionOf, type ResourceType } from '../api/resourceType.js';
@@ -29,10 +30,21 @@ export interface WriteContext {
   managedFieldsDone?: boolean;
   /** Set when the body is a fresh value nobody else holds (just parsed): it is then changed in place, not copied. */
   ownsBody?: boolean;
-  /** What to do with fields a custom resource's schema does not declare: `Strict` rejects, `Warn` (default) and `Ignore` prune. */
+  /** What to do with fields the kind's schema does not declare: `Strict` rejects, `Warn` (default) and `Ignore` prune. */
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /**
+   * The body is a patch's result: under Strict, kube answers an unknown field with a 422 on the
+   * field `patch`, showing this value (the patch, or the patched object, as kube prints it); an
+   * apply (`'apply'`) gets a 400 that does not name the kind.
+   */
+  fromPatch?: { readonly value: () => string } | 'apply';
   /** Collects the warnings of this write (sent as `Warning` headers). */
   warnings?: string[];
+  /**
+   * The server wrote this body itself (its default namespaces): it declares no unknown field, so
+   * it is not checked, and starting a server never reads the schemas.
+   */
+  ownWrite?: boolean;
   /** The server's cache of decoded and encoded managedFields. */
   fieldsCache?: FieldsV1Cache;
   /** For a create: the uid to give the object (default a random UUID). */
@@ -172,11 +184,35 @@ function applySchema(type: ResourceType, obj: KubeObject, ctx: WriteContext, liv
   const outcome = applyCrdSchema(obj as unknown as Plain, type.compiledSchema ?? crdVersionSchema(type.schema), live);
   if (outcome.unknown.length > 0 && ctx.fieldValidation !== 'Ignore') {
     const messages = outcome.unknown.map((path) => `unknown field "${path.replace(/^\./, '')}"`);
-    if (ctx.fieldValidation === 'Strict') throw badRequest(`strict decoding error: ${messages.join(', ')}`);
+    if (ctx.fieldValidation === 'Strict') throw strictDecodingError(type, messages, ctx);
     ctx.warnings?.push(...messages);
   }
   invalidIf(type, obj.metadata.name ?? '', outcome.errors);
   ctx.warnings?.push(...outcome.warnings);
+}
+
+/**
+ * Drops the fields a built-in's Go type does not declare, as kube's decoder does, and warns of
+ * them (`Warn`, the default), rejects the write (`Strict`) or says nothing (`Ignore`), in kube's
+ * words: `unknown field "spec.foo"`; `Deployment in version "v1" cannot be handled as a
+ * Deployment: strict decoding error: ...` (400) for a create or update, `"" is invalid: patch:
+ * Invalid value: "...": strict decoding error: ...` (422) for a patch.
+ */
+export function checkBuiltinFields(type: ResourceType, obj: object, ctx: WriteContext): void {
+  if (!type.builtin || ctx.ownWrite === true) return;
+  const unknown = pruneUnknownFields(type, obj);
+  if (unknown.length === 0 || ctx.fieldValidation === 'Ignore') return;
+  const messages = unknown.map((path) => `unknown field ${JSON.stringify(path)}`);
+  if (ctx.fieldValidation === 'Strict') throw strictDecodingError(type, messages, ctx);
+  ctx.warnings?.push(...messages);
+}
+
+/** Kube's answer to unknown fields under Strict, built-in or custom alike: worded by what was written. */
+function strictDecodingError(type: ResourceType, messages: readonly string[], ctx: WriteContext): Error {
+  const strict = `strict decoding error: ${messages.join(', ')}`;
+  if (ctx.fromPatch === undefined) return badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${strict}`);
+  if (ctx.fromPatch === 'apply') return badRequest(strict);
+  return invalid({ group: '', kind: '' }, '', [{ field: 'patch', type: 'Invalid value', value: ctx.fromPatch.value(), detail: strict }]);
 }
 
 /** Drops empty metadata maps and lists, which kube's JSON leaves out. */
@@ -193,6 +229,7 @@ function normalizeMetadata(obj: KubeObject): void {
 /** The object a create stores (without its resourceVersion, which the store assigns). */
 export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: string | undefined, ctx: WriteContext): KubeObject {
   const obj = decodeBody(type, body, urlNamespace, ctx.ownsBody === true);
+  if (!ctx.managedFieldsDone) checkBuiltinFields(type, obj, ctx);
   const meta = obj.metadata;
   if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') {
     meta.name = generateName(meta.generateName);
@@ -246,15 +283,36 @@ export function resetFieldsFor(type: ResourceType, subresource: string | undefin
 }
 
 /**
- * Whether objects of a type carry `metadata.generation`. In kube only the
- * kinds whose strategy sets it do: custom resources, CRDs and the apps
- * workloads; a ConfigMap, Secret, Service, Pod (1.32), Namespace, Event or
- * Lease has none.
+ * The built-in resources whose registry strategy sets `metadata.generation` (1 on create, +1 on
+ * each change outside metadata and status), by `group/resource`, as in kube 1.32.
+ */
+const generationTracked = new Set([
+  'apps/deployments',
+  'apps/statefulsets',
+  'apps/daemonsets',
+  'apps/replicasets',
+  'batch/jobs',
+  'batch/cronjobs',
+  'networking.k8s.io/ingresses',
+  'networking.k8s.io/ingressclasses',
+  'networking.k8s.io/networkpolicies',
+  'policy/poddisruptionbudgets',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations',
+  'admissionregistration.k8s.io/validatingwebhookconfigurations',
+  'admissionregistration.k8s.io/validatingadmissionpolicies',
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings',
+  'apiextensions.k8s.io/customresourcedefinitions',
+  'discovery.k8s.io/endpointslices',
+]);
+
+/**
+ * Whether objects of a type carry `metadata.generation`: custom resources, and the built-ins
+ * listed above. A ConfigMap, Secret, Service, Pod (1.32), Namespace, Event, Lease, RBAC object,
+ * StorageClass or ControllerRevision has none.
  */
 export function tracksGeneration(type: ResourceType): boolean {
   if (!type.builtin) return true;
-  if (type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions') return true;
-  return type.group === 'apps';
+  return generationTracked.has(`${type.group}/${type.resource}`);
 }
 
 /** Whether anything outside metadata and status differs: the rule for bumping `generation`. */
@@ -327,6 +385,7 @@ export function prepareUpdate(
   ctx: WriteContext,
 ): KubeObject | undefined {
   const obj = decodeBody(type, body, url.namespace, ctx.ownsBody === true);
+  if (!ctx.managedFieldsDone) checkBuiltinFields(type, obj, ctx);
   const name = obj.metadata.name ?? '';
   if (name !== url.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${url.name})`);
   const gr = { group: type.group, resource: type.resource };
