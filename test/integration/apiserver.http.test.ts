@@ -28,6 +28,8 @@ describe('embedded API server: discovery, versions and OpenAPI', () => {
     expect(groups.groups.map((g) => g.name)).to.deep.equal([
       'apps',
       'events.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
       'batch',
       'networking.k8s.io',
       'policy',
@@ -37,8 +39,6 @@ describe('embedded API server: discovery, versions and OpenAPI', () => {
       'apiextensions.k8s.io',
       'coordination.k8s.io',
       'discovery.k8s.io',
-      'authentication.k8s.io',
-      'authorization.k8s.io',
     ]);
     expect(groups.groups[0].preferredVersion.groupVersion).to.equal('apps/v1');
     expect((await raw(server, 'GET', '/apis/apps')).json()).to.deep.include({ kind: 'APIGroup', name: 'apps' });

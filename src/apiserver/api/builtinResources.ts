@@ -102,7 +102,10 @@ export function builtinResources(): ResourceType[] {
     }),
     core('events', 'Event', { shortNames: ['ev'], storageKey: eventsStorageKey }),
     core('endpoints', 'Endpoints', { shortNames: ['ep'] }),
-    core('serviceaccounts', 'ServiceAccount', { shortNames: ['sa'] }),
+    core('serviceaccounts', 'ServiceAccount', {
+      shortNames: ['sa'],
+      extraSubresources: [{ name: 'token', kind: 'TokenRequest', group: 'authentication.k8s.io', version: 'v1', verbs: ['create'] }],
+    }),
     core('persistentvolumeclaims', 'PersistentVolumeClaim', { shortNames: ['pvc'], status: true }),
     core('persistentvolumes', 'PersistentVolume', { namespaced: false, shortNames: ['pv'], status: true }),
     core('nodes', 'Node', {

@@ -1,4 +1,3 @@
-import { admissionResources } from '../admission/admissionResources.js';
 import { rbacResources } from '../auth/rbacResources.js';
 import { builtinResources, eventsStorageKey } from './builtinResources.js';
 import { apiVersionOf, type ResourceType } from './resourceType.js';
@@ -15,8 +14,7 @@ export class ResourceRegistry {
 
   constructor() {
     for (const type of builtinResources()) this.add(type);
-    for (const type of admissionResources()) if (this.lookup(type.group, type.version, type.resource) === undefined) this.add(type);
-    for (const type of rbacResources()) if (this.lookup(type.group, type.version, type.resource) === undefined) this.add(type);
+    for (const type of rbacResources()) this.add(type);
     this.storageVersions.set(eventsStorageKey, 'v1');
   }
 
