@@ -19,7 +19,7 @@ export async function openCollection(
   signal: AbortSignal,
 ): Promise<Opened> {
   try {
-    return { kind: 'ok', response: await getStream(http.kubeConfig, http.path, query, signal) };
+    return { kind: 'ok', response: await getStream(http.kubeConfig, http.path, query, signal, http.accept?.[verb]) };
   } catch (err) {
     if (err instanceof KubeConfigError) return { kind: 'misconfigured', message: err.message };
     return { kind: 'error', reason: `${verb} request failed: ${describeError(err)}` };
