@@ -182,6 +182,33 @@ describe('listWatch phases', () => {
       expect(p.hooks).to.deep.equal([]);
     });
 
+    it('lists again after a watch answered 504 "too large resource version", as an HTTP status or an ERROR event', async () => {
+      const p = phases();
+      p.watches.push({ end: { kind: 'failed', failure: { ...status(504), tooLargeResourceVersion: true } } });
+      p.watches.push({ lines: [event('ERROR', { code: 504, message: 'Too large resource version: 90, current: 3' })], end: { kind: 'closed' } });
+      const relist = { kind: 'backoff', verb: 'watch', reason: 'too large resource version', code: 504, next: { kind: 'list', reason: 'expired' } };
+      expect(await p.step({ kind: 'watch', resourceVersion: '90' })).to.deep.equal(relist);
+      expect(await p.step({ kind: 'watch', resourceVersion: '90' })).to.deep.equal(relist);
+      expect(p.hooks).to.deep.equal(['watchRestart expired', 'watchRestart expired']);
+    });
+
+    it('retries 401 and 403 with the backoff, saying the source fails until an answer comes', async () => {
+      const statuses: unknown[] = [];
+      const p = phases({ monitor: { status: (_r, st) => statuses.push(st) } });
+      for (const code of [403, 401]) {
+        p.watches.push({ end: { kind: 'failed', failure: status(code) } });
+        const next = await p.step({ kind: 'watch', resourceVersion: '5' });
+        expect(next).to.deep.equal({ kind: 'backoff', verb: 'watch', reason: `${code} R${code}: m${code}`, code, retryAfterSeconds: undefined, next: { kind: 'watch', resourceVersion: '5' } });
+        expect(await p.step(next as Extract<Phase, { kind: 'backoff' }>)).to.deep.equal({ kind: 'watch', resourceVersion: '5' });
+      }
+      // Told once when the failing began, not per retry; the delays grew.
+      expect(statuses).to.deep.equal([{ healthy: false, verb: 'watch', reason: '403 R403: m403', code: 403 }]);
+      expect(p.scheduler.now()).to.equal(800 + 1600);
+      p.pages.push(page([], { resourceVersion: '6' }));
+      await p.step({ kind: 'list', reason: 'initial' });
+      expect(statuses.at(-1)).to.deep.equal({ healthy: true });
+    });
+
     it('fails on a status no retry fixes, naming the verb, the resource and the selector, without counting a restart', async () => {
       const p = phases({ labelSelector: 'app=web' });
       p.watches.push({ end: { kind: 'failed', failure: status(400) } });
