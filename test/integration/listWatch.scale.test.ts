@@ -134,7 +134,7 @@ describe('listWatch at scale', function () {
     });
 
     const put = (name: string, bytes: number) =>
-      server.put(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { blob: 'x'.repeat(bytes) } });
+      server.put(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { blob: 'x'.repeat(bytes) } } as KubeObject);
 
     it('lists more than 64 MiB of ConfigMaps in one response with pageSize 0', async () => {
       for (let i = 0; i < 560; i++) put(`cm-${String(i).padStart(3, '0')}`, 128 * 1024);
@@ -161,7 +161,7 @@ describe('listWatch at scale', function () {
       await waitFor(() => objects.length === 1 || error !== undefined, 'the event');
       expect(error).to.equal(undefined);
       expect(objects[0]?.metadata.name).to.equal('huge');
-      expect(((objects[0] as { data: { blob: string } }).data.blob).length).to.equal(20 * 1024 * 1024);
+      expect((objects[0] as unknown as { data: { blob: string } }).data.blob.length).to.equal(20 * 1024 * 1024);
     });
 
     it('skips an object over maxObjectBytes alone, in a list and in a watch, reporting each, and goes on', async () => {
