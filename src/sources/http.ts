@@ -44,14 +44,12 @@ export async function getStream(
 }
 
 /**
- * Reads a whole response body, up to `limit` bytes (then the rest is dropped and `truncated` set).
- * `onChunk` is told of each chunk as it arrives, for an idle limit.
+ * Reads a whole (error) response body, up to `limit` bytes (then the rest is
+ * dropped and `truncated` set); list answers are never read this way, they
+ * are parsed as they stream (listPageRequest.ts). `onChunk` is told of each
+ * chunk as it arrives, for an idle limit.
  */
-export async function readBody(
-  response: http.IncomingMessage,
-  limit = 64 * 1024 * 1024,
-  onChunk?: () => void,
-): Promise<{ body: Buffer; truncated: boolean }> {
+async function readBody(response: http.IncomingMessage, limit: number, onChunk?: () => void): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;

@@ -102,7 +102,7 @@ export class WatchLineReader {
 
   /** Bytes held for a line whose end has not arrived yet. */
   get buffered(): number {
-    return this.pendingBytes;
+    return this.skipping ? 0 : this.pendingBytes;
   }
 
   private line(buffer: Buffer, start: number, end: number): void {
