@@ -100,6 +100,9 @@ export class Reflector<T extends KubeObject> {
     this.metadataOnly = options.metadataOnly === true;
     const idleTimeout = options.idleTimeout ?? 180_000;
     const maxObjectBytes = options.maxObjectBytes ?? MAX_OBJECT_BYTES;
+    if (typeof maxObjectBytes !== 'number' || !(maxObjectBytes > 0)) {
+      throw new RangeError(`listWatch of ${this.name}: maxObjectBytes must be a positive number of bytes, got ${String(maxObjectBytes)}`);
+    }
     this.transport = transport({
       resource: this.name,
       scheduler: this.scheduler,

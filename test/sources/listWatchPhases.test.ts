@@ -411,6 +411,12 @@ describe('listWatch phases', () => {
     });
   });
 
+  it('refuses a maxObjectBytes that is not a positive number, naming it and the resource', () => {
+    for (const bad of [0, -1, Number.NaN]) {
+      expect(() => phases({ maxObjectBytes: bad })).to.throw(RangeError, `listWatch of configmaps: maxObjectBytes must be a positive number of bytes, got ${bad}`);
+    }
+  });
+
   it('runs from the first list to the end a fatal fault means', async () => {
     const p = phases();
     p.pages.push(page([{ metadata: { name: 'a' } }], { resourceVersion: '3' }));
