@@ -188,7 +188,7 @@ for (const pods of sizes) {
     console.log(`round ${round}/${rounds} done`);
   }
   const results: Record<string, Result> = {};
-  console.log(`${'client'.padEnd(24)} ${'events/s'.padStart(9)} ${'synced ms'.padStart(10)} ${'peak RSS MB'.padStart(12)} ${'retained MB'.padStart(12)} ${'retained/JSON'.padStart(14)}`);
+  console.log(`${'client'.padEnd(30)} ${'events/s'.padStart(9)} ${'synced ms'.padStart(10)} ${'peak RSS MB'.padStart(12)} ${'retained MB'.padStart(12)} ${'retained/JSON'.padStart(14)}`);
   for (const c of clients) {
     const all = runs[c.name] as Result[];
     const r: Result = {
@@ -201,18 +201,18 @@ for (const pods of sizes) {
     };
     results[c.name] = r;
     console.log(
-      `${c.name.padEnd(24)} ${fmt((EVENTS / r.watchMs) * 1000).padStart(9)} ${fmt(r.syncedMs).padStart(10)} ${fmt(r.maxRssMb).padStart(12)} ${r.retainedMb.toFixed(1).padStart(12)} ${(r.retainedMb / jsonMb).toFixed(2).padStart(14)}`,
+      `${c.name.padEnd(30)} ${fmt((EVENTS / r.watchMs) * 1000).padStart(9)} ${fmt(r.syncedMs).padStart(10)} ${fmt(r.maxRssMb).padStart(12)} ${r.retainedMb.toFixed(1).padStart(12)} ${(r.retainedMb / jsonMb).toFixed(2).padStart(14)}`,
     );
   }
   const rate = (name: string) => EVENTS / (results[name] as Result).watchMs;
   const cn = results['client-node'];
   if (cn === undefined) continue;
   console.log(`\nratios to client-node at ${fmt(pods)} pods (events/s: higher is better; synced, RSS, retained: lower is better)`);
-  console.log(`${'client'.padEnd(24)} ${'events/s'.padStart(9)} ${'synced'.padStart(7)} ${'peak RSS'.padStart(9)} ${'retained'.padStart(9)}`);
+  console.log(`${'client'.padEnd(30)} ${'events/s'.padStart(9)} ${'synced'.padStart(7)} ${'peak RSS'.padStart(9)} ${'retained'.padStart(9)}`);
   for (const c of clients) {
     const r = results[c.name] as Result;
     console.log(
-      `${c.name.padEnd(24)} ${(rate(c.name) / rate('client-node')).toFixed(2).padStart(9)} ${(r.syncedMs / cn.syncedMs).toFixed(2).padStart(7)} ${(r.maxRssMb / cn.maxRssMb).toFixed(2).padStart(9)} ${(r.retainedMb / cn.retainedMb).toFixed(2).padStart(9)}`,
+      `${c.name.padEnd(30)} ${(rate(c.name) / rate('client-node')).toFixed(2).padStart(9)} ${(r.syncedMs / cn.syncedMs).toFixed(2).padStart(7)} ${(r.maxRssMb / cn.maxRssMb).toFixed(2).padStart(9)} ${(r.retainedMb / cn.retainedMb).toFixed(2).padStart(9)}`,
     );
   }
   if (results.keep !== undefined && results.parse !== undefined) {
