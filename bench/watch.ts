@@ -136,6 +136,8 @@ function serve(current: () => Fixture): Promise<http.Server> {
     };
     pump();
   });
+  // A client parsing a 200 MB answer takes longer than Node's 5 s keep-alive before its next request on the same socket.
+  server.keepAliveTimeout = 10 * 60_000;
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
