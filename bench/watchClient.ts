@@ -1,22 +1,32 @@
 /**
- * One client of bench/watch.ts, in its own process so that its peak RSS is
- * its own. Modes `client-node-watch` and `rxkube-watch` compare the two
- * watch transports alone (client-node's `Watch`: node-fetch and readline;
- * ours: node:http with the kubeconfig's options and a Buffer line reader). Prints one JSON line: events, watch time, time to synced, peak RSS.
+ * One client of bench/watch.ts, in its own process so that its peak RSS and
+ * retained memory are its own. It lists, then counts MODIFIED events until
+ * it has seen `total`, then (after a full GC) measures what it retains, and
+ * prints one JSON line.
+ *
+ * Modes: `parse` (JSON.parse each line, nothing kept: the parse-only
+ * limit), `keep` (the same, newest object per key in a Map: the
+ * parse-and-keep limit), `client-node` (makeInformer), and rxkube's
+ * listWatch → deltas → indexer → reconcileByKey as `rxkube`,
+ * `rxkube-metadata` (metadataOnly), `rxkube-drop` (dropManagedFields) and
+ * `rxkube-metadata-drop` (both).
  */
 import * as k8s from '@kubernetes/client-node';
 import * as http from 'node:http';
 import { filter, map, tap } from 'rxjs';
-import { deltas, reconcileByKey, dropManagedFields, listWatch, indexer, isDelta, type KubeObject } from 'rxkube';
-import { getStream } from '../src/sources/http.js';
-import { WatchLineReader } from '../src/sources/watchLineReader.js';
+import { deltas, reconcileByKey, dropManagedFields, listWatch, indexer, isDelta, type KubeObject, type ListWatchOptions } from 'rxkube';
 
 const [mode, url, total] = process.argv.slice(2) as [string, string, string];
 const expected = Number(total);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('run with --expose-gc');
 const start = performance.now();
 let syncedAt = 0;
 let firstEventAt = 0;
+let lastEventAt = 0;
 let events = 0;
+/** Lets go of everything the client holds (stops its watch), so that what the cache retained can be measured as the difference. */
+let release: () => void = () => {};
 
 function kubeConfig(): k8s.KubeConfig {
   const kc = new k8s.KubeConfig();
@@ -30,43 +40,74 @@ function kubeConfig(): k8s.KubeConfig {
 }
 
 function done(): void {
-  const now = performance.now();
-  process.stdout.write(
-    `${JSON.stringify({ mode, events, watchMs: now - firstEventAt, syncedMs: syncedAt - start, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`,
-  );
-  process.exit(0);
+  // Let the reconciles still queued finish, then collect everything collectable.
+  setTimeout(() => {
+    const held = settledMemory();
+    release();
+    release = () => {};
+    // Timers of the stopped watch and sockets closing: give them a moment before measuring what is left.
+    setTimeout(() => {
+      const retained = held - settledMemory();
+      report(retained);
+    }, 200);
+  }, 200);
+}
+
+/** Heap plus external buffers after full collections. */
+function settledMemory(): number {
+  for (let i = 0; i < 3; i++) gc?.();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+}
+
+function report(retained: number): void {
+  {
+    process.stdout.write(
+      `${JSON.stringify({
+        mode,
+        events,
+        watchMs: lastEventAt - firstEventAt,
+        syncedMs: syncedAt - start,
+        maxRssMb: process.resourceUsage().maxRSS / 1024,
+        retainedMb: retained / 1e6,
+      })}\n`,
+    );
+    process.exit(0);
+  }
 }
 
 function countEvent(): void {
   if (events++ === 0) firstEventAt = performance.now();
-  if (events === expected) done();
+  if (events === expected) {
+    lastEventAt = performance.now();
+    done();
+  }
 }
 
-async function bare(): Promise<void> {
-  const cache = new Map<string, unknown>();
-  const get = (path: string) =>
-    new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${url}${path}`, resolve).on('error', reject));
-  let token = '';
-  let rv = '';
-  do {
-    const res = await get(`/api/v1/pods?limit=500${token ? `&continue=${token}` : ''}`);
-    const chunks: Buffer[] = [];
-    for await (const c of res) chunks.push(c as Buffer);
-    const page = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { metadata: { continue?: string; resourceVersion: string }; items: KubeObject[] };
-    for (const item of page.items) cache.set(`${item.metadata.namespace}/${item.metadata.name}`, item);
-    token = page.metadata.continue ?? '';
-    rv = page.metadata.resourceVersion;
-  } while (token);
+const get = (path: string) => new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${url}${path}`, resolve).on('error', reject));
+
+/** The references: one unpaged list read whole, then the watch split into lines, each JSON.parsed once. */
+async function reference(keep: boolean): Promise<void> {
+  let cache = new Map<string, unknown>();
+  const res = await get('/api/v1/pods');
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  const page = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { metadata: { resourceVersion: string }; items: KubeObject[] };
+  chunks.length = 0;
+  if (keep) for (const item of page.items) cache.set(`${item.metadata.namespace}/${item.metadata.name}`, item);
   syncedAt = performance.now();
-  const res = await get(`/api/v1/pods?watch=1&resourceVersion=${rv}`);
-  // A line cut by a chunk boundary waits as pieces and is joined once, when its end arrives.
+  const watch = await get(`/api/v1/pods?watch=1&resourceVersion=${page.metadata.resourceVersion}`);
   let pieces: Buffer[] = [];
   const take = (buf: Buffer, from: number, to: number) => {
     const event = JSON.parse(buf.toString('utf8', from, to)) as { object: KubeObject };
-    cache.set(`${event.object.metadata.namespace}/${event.object.metadata.name}`, event.object);
+    if (keep) cache.set(`${event.object.metadata.namespace}/${event.object.metadata.name}`, event.object);
     countEvent();
   };
-  res.on('data', (chunk: Buffer) => {
+  release = () => {
+    watch.destroy();
+    cache = new Map();
+  };
+  watch.on('data', (chunk: Buffer) => {
     let from = 0;
     let nl = chunk.indexOf(10);
     if (nl !== -1 && pieces.length > 0) {
@@ -86,45 +127,21 @@ async function bare(): Promise<void> {
   });
 }
 
-/** The transports alone: the list is read the bare way, then only the watch differs. */
-async function bareList(): Promise<string> {
-  const get = (path: string) =>
-    new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${url}${path}`, resolve).on('error', reject));
-  const res = await get('/api/v1/pods');
-  const chunks: Buffer[] = [];
-  for await (const c of res) chunks.push(c as Buffer);
-  const page = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { metadata: { resourceVersion: string } };
-  syncedAt = performance.now();
-  return page.metadata.resourceVersion;
-}
-
-async function clientNodeWatch(): Promise<void> {
-  const rv = await bareList();
-  await new k8s.Watch(kubeConfig()).watch('/api/v1/pods', { resourceVersion: rv }, countEvent, (err: unknown) => {
-    if (events < expected) {
-      console.error('client-node Watch ended early', err);
-      process.exit(1);
-    }
-  });
-}
-
-async function rxkubeWatch(): Promise<void> {
-  const rv = await bareList();
-  const query = new URLSearchParams({ watch: '1', resourceVersion: rv });
-  const res = await getStream(kubeConfig(), '/api/v1/pods', query, new AbortController().signal);
-  const reader = new WatchLineReader(countEvent, (err) => {
-    console.error(err);
-    process.exit(1);
-  });
-  res.on('data', (chunk: Buffer) => reader.push(chunk));
-}
-
 async function clientNode(): Promise<void> {
   const kc = kubeConfig();
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const informer = k8s.makeInformer(kc, '/api/v1/pods', () => core.listPodForAllNamespaces());
+  let held: typeof informer | undefined = informer;
+  let stopping = false;
+  release = () => {
+    stopping = true;
+    void held?.stop();
+    // The informer keeps its objects after stop(): only dropping it lets them go.
+    held = undefined;
+  };
   informer.on('update', countEvent);
   informer.on('error', (err: unknown) => {
+    if (stopping) return; // the abort of its own watch
     console.error('client-node informer error', err);
     process.exit(1);
   });
@@ -132,8 +149,8 @@ async function clientNode(): Promise<void> {
   syncedAt = performance.now();
 }
 
-function rxkube(transform: boolean): void {
-  listWatch(kubeConfig(), { version: 'v1', resource: 'pods' }, transform ? { transform: dropManagedFields } : {})
+function rxkube(options: ListWatchOptions<KubeObject>): void {
+  const subscription = listWatch(kubeConfig(), { version: 'v1', resource: 'pods' }, options)
     .pipe(
       deltas(),
       indexer(),
@@ -147,12 +164,31 @@ function rxkube(transform: boolean): void {
       reconcileByKey(() => undefined, { concurrency: 4 }),
     )
     .subscribe({ error: (err: unknown) => (console.error(err), process.exit(1)) });
+  release = () => subscription.unsubscribe();
 }
 
-if (mode === 'bare') await bare();
-else if (mode === 'client-node') await clientNode();
-else if (mode === 'client-node-watch') await clientNodeWatch();
-else if (mode === 'rxkube-watch') await rxkubeWatch();
-else if (mode === 'rxkube') rxkube(false);
-else if (mode === 'rxkube-transform') rxkube(true);
-else throw new Error(`unknown mode ${mode}`);
+switch (mode) {
+  case 'parse':
+    await reference(false);
+    break;
+  case 'keep':
+    await reference(true);
+    break;
+  case 'client-node':
+    await clientNode();
+    break;
+  case 'rxkube':
+    rxkube({});
+    break;
+  case 'rxkube-metadata':
+    rxkube({ metadataOnly: true });
+    break;
+  case 'rxkube-drop':
+    rxkube({ transform: dropManagedFields });
+    break;
+  case 'rxkube-metadata-drop':
+    rxkube({ metadataOnly: true, transform: dropManagedFields });
+    break;
+  default:
+    throw new Error(`unknown mode ${mode}`);
+}

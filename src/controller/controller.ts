@@ -34,6 +34,13 @@ export interface WatchedResource extends ResourceRef {
   fieldSelector?: string;
   /** Extra indexes on its store. */
   indexers?: Indexers;
+  /**
+   * Watch only the objects' metadata (`PartialObjectMetadata`, as
+   * controller-runtime's `OnlyMetadata`): its store holds `{ apiVersion:
+   * 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata }`, enough
+   * for owner references, labels and names at a fraction of the memory.
+   */
+  metadataOnly?: boolean;
 }
 
 /** An extra watch: changes of another resource, mapped to keys of the primary one. */
@@ -132,6 +139,13 @@ export interface ControllerOptions<T extends KubeObject> {
   leaderElection?: Omit<LeaderElectionOptions, 'identity' | 'scheduler' | 'logger' | 'metrics' | 'stop' | 'requests'> & { identity?: string };
   /** Aborting it shuts the controller down gracefully, and the output completes. */
   signal?: AbortSignal;
+  /**
+   * How long the caches may take to sync at start (ms, default 120 000, as
+   * controller-runtime's `CacheSyncTimeout`; on the scheduler's clock):
+   * past it, the controller errors naming each resource that did not sync
+   * and why. `Infinity` waits for ever.
+   */
+  cacheSyncTimeout?: number;
   /** How long in-flight reconciles may take to finish at shutdown before they are aborted (ms, default 30 000). */
   gracePeriod?: number;
   /** Aborting it, once shutting down, ends the grace period at once: runs still in flight are aborted (a second SIGTERM). */
@@ -158,12 +172,17 @@ export interface Controller<T extends KubeObject = KubeObject> extends Observabl
   readonly metrics: ControllerMetrics;
   /** The prom-client Registry the metrics are on. */
   readonly registry: Registry;
-  /** Every store has synced. */
+  /** Every store has synced, and the controller is running (false before it starts and after it ends). */
   synced(): boolean;
-  /** True while this replica may reconcile: always without leader election. */
+  /** True while this replica may reconcile: always without leader election, while running. */
   leading(): boolean;
-  /** For `/readyz`: synced, and under leader election either leading or standing by. */
+  /**
+   * For `/readyz`: running, synced, no informer failing (a 403 being
+   * retried, say), and under leader election either leading or standing by.
+   */
   ready(): boolean;
+  /** Why `ready()` is false, one line per cause (a resource's failure, the controller's end); empty when ready. */
+  notReady(): string[];
 }
 
 /**
@@ -200,7 +219,10 @@ export interface Controller<T extends KubeObject = KubeObject> extends Observabl
  * - A failing reconcile never ends it: its outcome says `error` and the key
  *   is retried with backoff. An informer that fails for good (a resource
  *   type the server does not serve, a throwing index function) ends it with
- *   that error.
+ *   that error. One whose source is retrying (a 403 until RBAC is granted,
+ *   a 401 until the token is rotated) keeps it running but not `ready()`.
+ * - Caches that have not synced within `cacheSyncTimeout` (2 minutes) end
+ *   it with an error naming each resource and why.
  */
 export function controller<T extends KubeObject = KubeObject>(options: ControllerOptions<T>): Controller<T> {
   validate(options);
@@ -220,8 +242,17 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const wiring = wire(options, informers);
   // What the elector said last: read by leading() and ready(), never to steer the run.
   let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
+  // Whether a run is under way, and how the last one ended: readiness tells the truth after the end too.
+  let running = false;
+  let ended: string | undefined;
 
   const output = new Observable<ReconcileOutcome>((subscriber) => {
+    running = true;
+    ended = undefined;
+    const finish = (why: string): void => {
+      running = false;
+      ended = why;
+    };
     const stopping = new ReplaySubject<void>(1);
     const stopNow = options.stopNow;
     // A recorder of our own lives as long as this run: closed at the end, so
@@ -237,6 +268,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       stopping,
       ...(stopNow !== undefined ? { stopNow } : {}),
       gracePeriod: options.gracePeriod ?? 30_000,
+      cacheSyncTimeout: options.cacheSyncTimeout ?? 120_000,
       scheduler,
       logger,
       metrics,
@@ -281,8 +313,14 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       closeOwnRecorder,
     ).subscribe({
       next: (outcome) => subscriber.next(outcome),
-      error: (err: unknown) => subscriber.error(err),
-      complete: () => subscriber.complete(),
+      error: (err: unknown) => {
+        finish(`the controller failed: ${err instanceof Error ? err.message : String(err)}`);
+        subscriber.error(err);
+      },
+      complete: () => {
+        finish('the controller has stopped');
+        subscriber.complete();
+      },
     });
 
     const shutDown = (): void => stopping.next();
@@ -300,10 +338,18 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     stores: wiring.stores,
     metrics,
     registry,
-    synced: wiring.synced,
-    leading: () => leader?.leading === true,
-    ready: () => wiring.synced() && leader !== undefined,
+    synced: () => running && wiring.synced(),
+    leading: () => running && leader?.leading === true,
+    ready: () => notReady().length === 0,
+    notReady,
   }) as Controller<T>;
+
+  function notReady(): string[] {
+    if (!running) return [ended ?? 'the controller has not started'];
+    const problems = wiring.problems();
+    if (leader === undefined) problems.push('leader election has not said yet whether this replica leads');
+    return problems;
+  }
 }
 
 function validate<T extends KubeObject>(options: ControllerOptions<T>): void {

@@ -32,6 +32,19 @@ import type { KubeObject } from '../types.js';
 import { resourceName } from '../types.js';
 import type { Wiring } from './wiring.js';
 
+/** The caches did not sync in time; the message names each resource and why. */
+export class CacheSyncTimeoutError extends Error {
+  override readonly name = 'CacheSyncTimeoutError';
+  constructor(
+    controller: string,
+    timeoutMs: number,
+    /** One line per resource that had not synced, with why. */
+    readonly resources: readonly string[],
+  ) {
+    super(`controller "${controller}": caches did not sync within ${timeoutMs} ms: ${resources.join('; ')}`);
+  }
+}
+
 export interface ReconcileWhileLeadingParts<T extends KubeObject> {
   name: string;
   wiring: Wiring<T>;
@@ -40,6 +53,8 @@ export interface ReconcileWhileLeadingParts<T extends KubeObject> {
   /** Aborting it ends the grace period at once. */
   stopNow?: AbortSignal;
   gracePeriod: number;
+  /** The caches must sync within this (ms, scheduler time), or the run fails naming what did not. */
+  cacheSyncTimeout: number;
   scheduler: SchedulerLike;
   logger: Logger;
   metrics: { readonly observer: ReconcileOptions['observer'] };
@@ -154,9 +169,17 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
       return informer.events.pipe(tap((event) => parts.monitor.storeSize(name, event.store.size)));
     }),
   ).pipe(ignoreElements(), takeUntil(done), catchError(fail));
+  // controller-runtime's CacheSyncTimeout: caches that never sync are an error, not a silent wait.
+  const syncDeadline =
+    Number.isFinite(parts.cacheSyncTimeout) && parts.cacheSyncTimeout >= 0
+      ? timer(parts.cacheSyncTimeout, scheduler).pipe(
+          takeUntil(merge(wiring.whenSynced, done)),
+          switchMap(() => fail(new CacheSyncTimeoutError(parts.name, parts.cacheSyncTimeout, wiring.problems()))),
+        )
+      : EMPTY;
   // The first failure is thrown once everything has wound down.
   return concat(
-    merge(main, warm),
+    merge(main, warm, syncDeadline),
     defer(() => (failure === undefined ? EMPTY : throwError(() => failure?.error))),
   );
 }

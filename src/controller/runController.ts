@@ -46,7 +46,9 @@ export interface RunningController<T extends KubeObject> {
 /**
  * Runs a controller the way a process wants one: structured logs, a health
  * server with `/metrics` and with `/readyz` true once every store has synced
- * and the replica leads or stands by, and a graceful shutdown on SIGTERM or
+ * and the replica leads or stands by (503, with the reason, while an
+ * informer's source is failing: a 403 being retried names the resource and
+ * the server's message), and a graceful shutdown on SIGTERM or
  * SIGINT (in-flight reconciles get the grace period, the lease is released,
  * watches close; a second signal ends the grace period at once). It never
  * exits the process: when `done` settles, nothing
@@ -78,7 +80,16 @@ export async function runController<T extends KubeObject>(options: RunController
       }
     },
   );
-  const readyz = { synced: () => running.synced(), leader: () => running.ready(), ...(webhooks !== undefined ? { webhooks: () => webhookServer !== undefined } : {}) };
+  const readyz = {
+    synced: () => running.synced(),
+    // Failing says why: the resource whose source is retrying (a 403 until RBAC is granted) and its error.
+    ready: () => {
+      const reasons = running.notReady();
+      if (reasons.length > 0) throw new Error(reasons.join('; '));
+      return true;
+    },
+    ...(webhooks !== undefined ? { webhooks: () => webhookServer !== undefined } : {}),
+  };
   const health =
     options.health === false
       ? undefined

@@ -22,6 +22,8 @@ export interface Wiring<T extends KubeObject> {
   readonly stores: ControllerStores;
   /** Every store has synced. */
   synced(): boolean;
+  /** Why the informers are not all well, one line per resource: not synced yet, or a source failing or failed. */
+  problems(): string[];
   /** Emits once, when every store has synced (at once if they have). */
   readonly whenSynced: Observable<unknown>;
   /**
@@ -40,7 +42,20 @@ function selectors(resource: WatchedResource): { labelSelector?: string; fieldSe
 }
 
 function informerOptions(resource: WatchedResource) {
-  return { ...selectors(resource), ...(resource.indexers ? { indexers: resource.indexers } : {}) };
+  return {
+    ...selectors(resource),
+    ...(resource.indexers ? { indexers: resource.indexers } : {}),
+    ...(resource.metadataOnly === true ? { metadataOnly: true } : {}),
+  };
+}
+
+/** What is wrong with one informer, if anything: its source failing (with why), or not synced yet. */
+function problemOf(resource: WatchedResource, informer: Informer): string | undefined {
+  const health = informer.health();
+  const name = resourceName(resource);
+  if (health.state !== 'ok') return `${name}: ${health.state === 'failed' ? 'failed' : 'not answering'}: ${health.reason}`;
+  if (!informer.store.synced) return `${name}: not synced yet (no complete list so far)`;
+  return undefined;
 }
 
 /** A function that errors name: `mapToKeys` names the function it calls in what it throws. */
@@ -52,6 +67,7 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
   const primary = informers.informer<T>(options.for, {
     ...selectors(options.for),
     ...(options.for.indexers ? { indexers: options.for.indexers as Indexers<T> } : {}),
+    ...(options.for.metadataOnly === true ? { metadataOnly: true } : {}),
     ...(options.resyncPeriod ? { resyncPeriod: options.resyncPeriod } : {}),
   });
   const owned = (options.owns ?? []).map((resource) => ({ resource, informer: informers.informer(resource, informerOptions(resource)) }));
@@ -74,6 +90,7 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
     all,
     stores,
     synced,
+    problems: () => all.flatMap(({ resource, informer }) => problemOf(resource, informer) ?? []),
     whenSynced: merge(...all.map(({ informer }) => informer.events)).pipe(startWith(null), map(synced), first(Boolean)),
     triggers: merge(
       primaryChanges,

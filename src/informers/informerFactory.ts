@@ -6,7 +6,7 @@ import type { Indexers } from '../store/indexFunctions.js';
 import { indexer, type StoreEvent } from '../store/indexer.js';
 import { Store, listerView, type Lister } from '../store/store.js';
 import { type KubeObject, type ListWatchEvent, collectionPath, describeResource, resourceName, type ResourceRef } from '../types.js';
-import { listWatch, type ListWatchOptions } from '../sources/listWatch.js';
+import { listWatch, type ListWatchMonitor, type ListWatchOptions } from '../sources/listWatch.js';
 import { replay, shareSource } from './shareSource.js';
 
 /** One shared list-watch and its store. */
@@ -21,11 +21,20 @@ export interface Informer<T extends KubeObject = KubeObject> {
   readonly events: Observable<StoreEvent<T>>;
   /** The store, readable at any time; empty while no one is subscribed. */
   readonly store: Lister<T>;
+  /**
+   * Whether its source is getting answers: `failing` while it retries a
+   * failure (a 403 before RBAC is granted, a server that is down), `failed`
+   * once its events ended with an error; `ok` otherwise, and before it starts.
+   */
+  health(): InformerHealth;
 }
+
+/** An informer's health; `reason` says what failed, in words for a `/readyz` answer or a log. */
+export type InformerHealth = { state: 'ok' } | { state: 'failing' | 'failed'; reason: string };
 
 /** What an informer lists and watches and what its store indexes: the selectors, a transform, indexes, a resync period. */
 export interface InformerOptions<T extends KubeObject>
-  extends Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform'> {
+  extends Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'metadataOnly'> {
   /** Extra indexes; informers of one resource merge theirs, as long as none has started. */
   indexers?: Indexers<T>;
   /** client-go's resyncPeriod: re-emit every stored key as a `Sync` this often (ms); off by default. */
@@ -37,13 +46,13 @@ export interface InformerOptions<T extends KubeObject>
  * marble diagrams or an in-memory cluster instead, and the informer around
  * them (deltas, store, sharing, resync) stays the real one.
  */
-export type InformerSource = <T extends KubeObject>(
-  resource: ResourceRef,
-  options: Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform'>,
-) => Observable<ListWatchEvent<T>>;
+export type InformerSource = <T extends KubeObject>(resource: ResourceRef, options: SourceOptions<T>) => Observable<ListWatchEvent<T>>;
+
+/** What an informer's own options say of its source. */
+export type SourceOptions<T extends KubeObject> = Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'metadataOnly'>;
 
 /** Options every informer of a factory shares: transport, timing, logging, metrics. */
-export type InformerFactoryOptions = Omit<ListWatchOptions<KubeObject>, 'labelSelector' | 'fieldSelector' | 'transform'> & {
+export type InformerFactoryOptions = Omit<ListWatchOptions<KubeObject>, 'labelSelector' | 'fieldSelector' | 'transform' | 'metadataOnly'> & {
   /**
    * Instead of `listWatch` on the factory's kubeConfig. Called each time an
    * informer starts; if it throws or returns no Observable, that informer's
@@ -68,7 +77,8 @@ export class InformerFactory {
 
   /** The informer of `resource` with these selectors: the one already made, or a new one (not started until subscribed). */
   informer<T extends KubeObject = KubeObject>(resource: ResourceRef, options: InformerOptions<T> = {}): Informer<T> {
-    const id = [collectionPath(resource), options.labelSelector ?? '', options.fieldSelector ?? ''].join('?');
+    // A metadata-only informer holds other objects than a full one: they share nothing.
+    const id = [collectionPath(resource), options.labelSelector ?? '', options.fieldSelector ?? '', options.metadataOnly === true ? 'metadata' : ''].join('?');
     let shared = this.informers.get(id) as SharedInformer<T> | undefined;
     if (shared === undefined) {
       shared = new SharedInformer<T>(this.kubeConfig, resource, options, this.options as InformerFactoryOptions);
@@ -85,6 +95,8 @@ export class InformerFactory {
   }
 }
 
+const OK: InformerHealth = Object.freeze({ state: 'ok' });
+
 class SharedInformer<T extends KubeObject> implements Informer<T> {
   readonly events: Observable<StoreEvent<T>>;
   readonly store: Lister<T>;
@@ -92,6 +104,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   private indexers: Indexers<T>;
   private started = false;
   private finished = false;
+  private currentHealth: InformerHealth = OK;
 
   constructor(
     kubeConfig: KubeConfig,
@@ -101,13 +114,14 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   ) {
     this.indexers = { ...options.indexers };
     this.current = this.newStore();
+    const monitor = this.healthMonitor(factoryOptions.monitor);
     const open: InformerSource =
       factoryOptions.source === undefined
-        ? <U extends KubeObject>(r: ResourceRef, o: Pick<ListWatchOptions<U>, 'labelSelector' | 'fieldSelector' | 'transform'>) =>
-            listWatch<U>(kubeConfig, r, { ...(factoryOptions as ListWatchOptions<U>), ...o })
+        ? <U extends KubeObject>(r: ResourceRef, o: SourceOptions<U>) => listWatch<U>(kubeConfig, r, { ...(factoryOptions as ListWatchOptions<U>), monitor, ...o })
         : checkedSource(factoryOptions.source);
     const source = defer(() => {
       this.started = true;
+      this.currentHealth = OK;
       // Each run of the list-watch fills a fresh store: the old one may hold
       // objects deleted while no one watched, which no tombstone would reach.
       this.current = this.newStore();
@@ -116,12 +130,32 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
         indexer<T>({ store: this.current }),
       );
       return options.resyncPeriod ? events.pipe(resync<T>(options.resyncPeriod, { scheduler: factoryOptions.scheduler })) : events;
-    }).pipe(tap({ complete: () => (this.finished = true) }));
+    }).pipe(
+      tap({
+        complete: () => (this.finished = true),
+        error: (err: unknown) => (this.currentHealth = { state: 'failed', reason: err instanceof Error ? err.message : String(err) }),
+      }),
+    );
     const shared = source.pipe(shareSource<T>());
     // A source that completed (an aborted signal, a scripted test watch) is a
     // finished run: later subscribers get its last state, not a second run.
     this.events = defer(() => (this.finished ? replay(this.current.lister) : shared));
     this.store = listerView(() => this.current);
+  }
+
+  health(): InformerHealth {
+    return this.currentHealth;
+  }
+
+  /** The factory's monitor, told too of this informer's source failing and recovering. */
+  private healthMonitor(shared: ListWatchMonitor | undefined): ListWatchMonitor {
+    return {
+      ...shared,
+      status: (resource, status) => {
+        if (this.currentHealth.state !== 'failed') this.currentHealth = status.healthy ? OK : { state: 'failing', reason: `${status.verb} failing: ${status.reason}` };
+        shared?.status?.(resource, status);
+      },
+    };
   }
 
   join(options: InformerOptions<T>): void {
@@ -152,7 +186,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
  * `cause`), rather than a bare exception from deep inside the informer.
  */
 function checkedSource(source: InformerSource): InformerSource {
-  return <T extends KubeObject>(resource: ResourceRef, options: Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform'>) => {
+  return <T extends KubeObject>(resource: ResourceRef, options: SourceOptions<T>) => {
     let opened: unknown;
     try {
       opened = source<T>(resource, options);
@@ -174,5 +208,6 @@ function pickListOptions<T extends KubeObject>(options: InformerOptions<T>): Lis
   if (options.labelSelector !== undefined) picked.labelSelector = options.labelSelector;
   if (options.fieldSelector !== undefined) picked.fieldSelector = options.fieldSelector;
   if (options.transform !== undefined) picked.transform = options.transform;
+  if (options.metadataOnly === true) picked.metadataOnly = true;
   return picked;
 }

@@ -35,7 +35,7 @@ export async function openCollection(
   const host = http.requests === undefined ? undefined : serverHost(http);
   const answered = host === undefined ? undefined : http.requests?.request({ method: 'GET', host, timed: verb === 'list' });
   try {
-    const response = await getStream(http.kubeConfig, http.path, query, signal);
+    const response = await getStream(http.kubeConfig, http.path, query, signal, http.accept?.[verb]);
     answered?.(response.statusCode ?? 0);
     return { kind: 'ok', response };
   } catch (err) {

@@ -25,13 +25,14 @@ export async function getStream(
   path: string,
   query: URLSearchParams,
   signal: AbortSignal,
+  accept = 'application/json',
 ): Promise<http.IncomingMessage> {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new KubeConfigError('the kubeconfig has no current cluster: set a current context with a cluster');
   const base = new URL(cluster.server);
   const url = new URL(`${base.pathname.replace(/\/$/, '')}${path}`, base);
   url.search = query.toString();
-  const options: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
+  const options: https.RequestOptions = { method: 'GET', headers: { Accept: accept } };
   await kubeConfig.applyToHTTPSOptions(options);
   signal.throwIfAborted();
   const send = url.protocol === 'https:' ? https.request : http.request;
@@ -43,14 +44,12 @@ export async function getStream(
 }
 
 /**
- * Reads a whole response body, up to `limit` bytes (then the rest is dropped and `truncated` set).
- * `onChunk` is told of each chunk as it arrives, for an idle limit.
+ * Reads a whole (error) response body, up to `limit` bytes (then the rest is
+ * dropped and `truncated` set); list answers are never read this way, they
+ * are parsed as they stream (listPageRequest.ts). `onChunk` is told of each
+ * chunk as it arrives, for an idle limit.
  */
-export async function readBody(
-  response: http.IncomingMessage,
-  limit = 64 * 1024 * 1024,
-  onChunk?: () => void,
-): Promise<{ body: Buffer; truncated: boolean }> {
+async function readBody(response: http.IncomingMessage, limit: number, onChunk?: () => void): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   let truncated = false;
@@ -74,6 +73,23 @@ export interface FailedResponse {
   reason: string;
   message: string;
   retryAfterSeconds: number | undefined;
+  /**
+   * A 504 that says the version asked for is newer than the server's own
+   * (client-go's `isTooLargeResourceVersionError`): the server went back in
+   * time, and only a fresh list helps.
+   */
+  tooLargeResourceVersion?: boolean;
+}
+
+/**
+ * client-go's test: a 504 Timeout whose Status has a `ResourceVersionTooLarge`
+ * cause, or (older servers) says "Too large resource version".
+ */
+export function isTooLargeResourceVersion(code: number, status: { message?: unknown; details?: unknown }): boolean {
+  if (code !== 504) return false;
+  const causes = (status.details as { causes?: unknown } | undefined)?.causes;
+  if (Array.isArray(causes) && causes.some((c) => (c as { reason?: unknown } | null)?.reason === 'ResourceVersionTooLarge')) return true;
+  return typeof status.message === 'string' && status.message.includes('Too large resource version');
 }
 
 export async function readFailure(response: http.IncomingMessage, onChunk?: () => void): Promise<FailedResponse> {
@@ -82,12 +98,16 @@ export async function readFailure(response: http.IncomingMessage, onChunk?: () =
   const { body } = await readBody(response, 1024 * 1024, onChunk).catch(() => ({ body: Buffer.alloc(0) }));
   let reason = http.STATUS_CODES[code] ?? 'Unknown';
   let message = body.toString('utf8').slice(0, 500) || reason;
+  let tooLarge = false;
   try {
-    const status = JSON.parse(body.toString('utf8')) as { reason?: unknown; message?: unknown };
+    const status = JSON.parse(body.toString('utf8')) as { reason?: unknown; message?: unknown; details?: unknown };
     if (typeof status.reason === 'string' && status.reason !== '') reason = status.reason;
     if (typeof status.message === 'string' && status.message !== '') message = status.message;
+    tooLarge = isTooLargeResourceVersion(code, status);
   } catch {
     // Not a Status body (a proxy's HTML page, say): the raw text is the message.
   }
-  return { code, reason, message, retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined };
+  const failure: FailedResponse = { code, reason, message, retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined };
+  if (tooLarge) failure.tooLargeResourceVersion = true;
+  return failure;
 }

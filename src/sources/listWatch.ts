@@ -32,7 +32,18 @@ export interface ListWatchMonitor {
   malformedLine?(resource: string, error: MalformedWatchLineError): void;
   /** After a failure, the source waits `delayMs` before trying `verb` again. */
   retry?(info: { resource: string; verb: 'list' | 'watch'; delayMs: number; reason: string; code?: number }): void;
+  /**
+   * The source began failing (the first backoff after a success; a 410's
+   * re-list is no failure), or recovered (a request was answered 200).
+   * Told on changes only: informers read it for readiness.
+   */
+  status?(resource: string, status: SourceStatus): void;
+  /** An object larger than `maxObjectBytes` was skipped (a list item, or a watch line). */
+  skipped?(resource: string, info: { verb: 'list' | 'watch'; bytes: number }): void;
 }
+
+/** Whether a source is getting answers, and if not, the failure it is retrying. */
+export type SourceStatus = { healthy: true } | { healthy: false; verb: 'list' | 'watch'; reason: string; code?: number };
 
 /**
  * Options of `listWatch()`: selectors, paging, streaming lists, transforms, timeouts, backoff, the clock, and hooks for logs and metrics.
@@ -42,8 +53,27 @@ export interface ListWatchOptions<T extends KubeObject> {
   labelSelector?: string;
   /** Only objects whose fields match (kube's field selector syntax: `status.phase=Running`). */
   fieldSelector?: string;
-  /** Objects per list page (default 500); 0 lists in one response. */
+  /**
+   * Objects per list page (default 500); 0 lists in one response. Either
+   * way, and whether or not the server honours `limit`, the answer is
+   * parsed as it streams in: no page is held whole.
+   */
   pageSize?: number;
+  /**
+   * Only the objects' metadata: lists and watches ask for kube's
+   * `PartialObjectMetadata` (client-go's metadata informer,
+   * controller-runtime's `OnlyMetadata`, kube-rs's `metadata_watcher`), and
+   * each object is `{ apiVersion: 'meta.k8s.io/v1', kind:
+   * 'PartialObjectMetadata', metadata }`. Enough for owner mapping, labels
+   * and names, at a fraction of the memory.
+   */
+  metadataOnly?: boolean;
+  /**
+   * The largest object kept, in bytes (default 128 MiB): a list item or
+   * watch line larger than this is reported (logged at error, the
+   * monitor's `skipped`) and skipped; the list or watch goes on.
+   */
+  maxObjectBytes?: number;
   /**
    * List through a watch with `sendInitialEvents=true` (Kubernetes 1.27+
    * with the WatchList feature): the server streams the objects instead of
@@ -104,8 +134,20 @@ export interface ListWatchOptions<T extends KubeObject> {
  *   silent for longer than `idleTimeout`, a list as silent, a malformed line) back off, 800 ms
  *   doubling to 30 s with jitter, reset after 2 minutes without failure, and
  *   retry from where they were. A 429's `Retry-After` is waited out in full.
- * - It errors only for faults no retry fixes: 400 (a bad selector), 401,
- *   403, 404 (the resource type is not served) and the other statuses
+ * - 401 and 403 are retried with the same backoff (RBAC granted after the
+ *   start, a rotated token; client-go and kube-rs do the same), each logged
+ *   at warn with the verb, the resource and the server's message; the
+ *   monitor's `status` says the source is failing until an answer comes.
+ * - A watch answered 504 "too large resource version" (the server went
+ *   back in time: restored from a backup, or a new server at the same
+ *   address) lists again, as after a 410, so the store converges to the
+ *   server's state; that, or a list whose version is lower than the last
+ *   one, is logged once at warn.
+ * - A list answer is parsed as it streams in, whatever its size and whether
+ *   or not the server paginates; an object larger than `maxObjectBytes` is
+ *   reported and skipped, and the rest goes on.
+ * - It errors only for faults no retry fixes: 400 (a bad selector), 404
+ *   (the resource type is not served) and the other statuses
  *   `isFatalStatus` names, a kubeconfig without a cluster, a transform that
  *   throws; with a `ListWatchError` naming the verb, the resource and the
  *   server's message.

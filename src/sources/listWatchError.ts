@@ -22,10 +22,12 @@ export class ListWatchError extends Error {
 }
 
 /**
- * Status codes that say the request itself is wrong or not allowed, so the
- * same request will fail the same way however often it is retried.
+ * Status codes that say the request itself is wrong, so the same request
+ * will fail the same way however often it is retried. 401 and 403 are not
+ * among them: RBAC granted after start and a rotated token fix them, so the
+ * source retries them with backoff, as client-go and kube-rs do.
  */
-const FATAL = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
+const FATAL = new Set([400, 404, 405, 406, 415, 422]);
 
 export function isFatalStatus(code: number): boolean {
   return FATAL.has(code);

@@ -5,9 +5,12 @@ import { Backoff } from './backoff.js';
 import type { FailedResponse } from './http.js';
 import type { ListWatchMonitor, ListWatchOptions } from './listWatch.js';
 import type { ListWatchError } from './listWatchError.js';
-import { fatalStatusError, kubeConfigError, transformError } from './listWatchFaults.js';
+import { fatalStatusError, kubeConfigError } from './listWatchFaults.js';
+import { MAX_OBJECT_BYTES } from './listBodyParser.js';
+import { ListItems } from './listItems.js';
 import type { ListPage, ListWatchTransport, TransportSettings, WatchEnd } from './listWatchTransport.js';
-import { resourceName, type ResourceRef } from '../types.js';
+import { describeResource, resourceName, type ResourceRef } from '../types.js';
+import { explainStatus } from './listWatchError.js';
 import { delay } from '../util/wait.js';
 import { WatchEvents, type WatchEventSink } from './watchEvents.js';
 
@@ -41,6 +44,15 @@ export type TerminalPhase = Extract<Phase, { kind: 'failed' | 'stopped' }>;
 
 const STOPPED: TerminalPhase = { kind: 'stopped' };
 
+/**
+ * What a metadata-only source asks for: kube's `PartialObjectMetadata`
+ * negotiation, with plain JSON as the fallback a server without it answers.
+ */
+const METADATA_ACCEPT = {
+  list: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+  watch: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json',
+};
+
 /** The longest delay a Node timer keeps (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -63,6 +75,12 @@ export class Reflector<T extends KubeObject> {
   private readonly sink: WatchEventSink<T>;
   /** Lists go through a streaming watch: the option, until a server rejects one (400/422). */
   private streamingList: boolean;
+  private readonly metadataOnly: boolean;
+  /** The version of the last complete list, for the went-back-in-time warning only. */
+  private lastListVersion: string | undefined;
+  private warnedBack = false;
+  /** Since the last failure, no request has been answered. */
+  private failing = false;
 
   constructor(
     private readonly resource: ResourceRef,
@@ -79,9 +97,29 @@ export class Reflector<T extends KubeObject> {
     this.backoff = new Backoff(options.backoff ?? {}, this.scheduler, this.random);
     this.pageSize = options.pageSize ?? 500;
     this.streamingList = options.streamingList === true;
+    this.metadataOnly = options.metadataOnly === true;
     const idleTimeout = options.idleTimeout ?? 180_000;
-    this.transport = transport({ resource: this.name, scheduler: this.scheduler, logger: this.logger, idleTimeout });
-    this.sink = { resource: this.name, logger: this.logger, monitor: this.monitor, transform: options.transform, emit };
+    const maxObjectBytes = options.maxObjectBytes ?? MAX_OBJECT_BYTES;
+    if (typeof maxObjectBytes !== 'number' || !(maxObjectBytes > 0)) {
+      throw new RangeError(`listWatch of ${this.name}: maxObjectBytes must be a positive number of bytes, got ${String(maxObjectBytes)}`);
+    }
+    this.transport = transport({
+      resource: this.name,
+      scheduler: this.scheduler,
+      logger: this.logger,
+      idleTimeout,
+      maxObjectBytes,
+      ...(this.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
+    });
+    this.sink = {
+      resource: this.name,
+      logger: this.logger,
+      monitor: this.monitor,
+      transform: options.transform,
+      metadataOnly: this.metadataOnly,
+      emit,
+      opened: () => this.healthy(),
+    };
   }
 
   /** Steps from the first list until the source fails or is stopped. */
@@ -111,7 +149,7 @@ export class Reflector<T extends KubeObject> {
     return this.streamingList ? { kind: 'streamingList', reason } : { kind: 'list', reason };
   }
 
-  /** One list page: the first begins the list (`Restart`), each object is emitted, the last ends it (`Synced`) and the watch follows. */
+  /** One list page: the first begins the list (`Restart`), each object is emitted as it arrives, the last ends it (`Synced`) and the watch follows. */
   private async listPage(phase: Extract<Phase, { kind: 'list' }>): Promise<Phase> {
     const token = phase.continue;
     if (token === undefined) {
@@ -121,12 +159,16 @@ export class Reflector<T extends KubeObject> {
     const query = this.query(this.pageSize > 0 ? { limit: String(this.pageSize) } : {});
     if (token !== undefined) query.set('continue', token);
     this.monitor.request?.('list', this.name);
-    const answer = await this.transport.listPage(query);
+    const items = new ListItems<T>(this.sink, this.signal);
+    const answer = await this.transport.listPage(query, items);
     // Any failure lists again from the top, for the same reason.
     const again: RequestPhase = { kind: 'list', reason: phase.reason };
     switch (answer.kind) {
       case 'ok':
+        this.healthy();
         return this.listed(answer.page, phase.reason);
+      case 'stopped':
+        return items.fatal !== undefined ? { kind: 'failed', error: items.fatal } : STOPPED;
       case 'failed':
         if (answer.failure.code === 410 && token !== undefined) {
           this.logger.info({ resource: this.name }, 'list page token expired (410); listing again from the start');
@@ -142,40 +184,39 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  /** Emits a page's objects as `Listed`, with the `apiVersion` and `kind` the server leaves off list items; then the next page or the watch. */
+  /** A page's end: the next page, or (the last) `Synced` and the watch. */
   private listed(page: ListPage, reason: ListReason): Phase {
-    // Read defensively: a page with a mistyped kind or apiVersion still lists its items.
-    const itemKind = typeof page.kind === 'string' && page.kind.endsWith('List') ? page.kind.slice(0, -4) : undefined;
-    const apiVersion = typeof page.apiVersion === 'string' ? page.apiVersion : undefined;
-    const { transform } = this.options;
-    for (const entry of page.items) {
-      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-        // Nothing downstream could transform or key it; the rest of the page is still good.
-        this.logger.error({ resource: this.name, item: JSON.stringify(entry)?.slice(0, 200) }, 'list item is not an object; skipping it');
-        continue;
-      }
-      const item = entry as T;
-      if (item.apiVersion === undefined && apiVersion !== undefined) item.apiVersion = apiVersion;
-      if (item.kind === undefined && itemKind !== undefined) item.kind = itemKind;
-      let object = item;
-      if (transform !== undefined) {
-        try {
-          object = transform(item);
-        } catch (err) {
-          return { kind: 'failed', error: transformError(item, err, this.name, 'list') };
-        }
-      }
-      this.emit({ type: 'Listed', object });
-      if (this.signal.aborted) return STOPPED;
-    }
+    if (this.signal.aborted) return STOPPED;
     const next = page.metadata?.continue;
     if (typeof next === 'string' && next !== '') return { kind: 'list', reason, continue: next };
     const rv = page.metadata?.resourceVersion;
     if (typeof rv !== 'string' || rv === '') {
       return { kind: 'backoff', verb: 'list', reason: 'list response has no metadata.resourceVersion', next: { kind: 'list', reason } };
     }
+    this.noteListVersion(rv);
     this.emit({ type: 'Synced', resourceVersion: rv });
     return { kind: 'watch', resourceVersion: rv };
+  }
+
+  /**
+   * Resource versions are opaque and compared for equality only, except
+   * for this one warning: a list whose version, read as a number, is lower
+   * than the last one listed means the server went back in time.
+   */
+  private noteListVersion(rv: string): void {
+    const before = this.lastListVersion;
+    this.lastListVersion = rv;
+    if (before === undefined || !/^\d+$/.test(before) || !/^\d+$/.test(rv)) return;
+    if (BigInt(rv) < BigInt(before)) this.wentBack(`list at resourceVersion ${rv}, after one at ${before}`);
+  }
+
+  /** The server's resourceVersion went backwards (a restore, or a new server on the same address): said once at warn. */
+  private wentBack(detail: string): void {
+    const fields = { resource: this.name, detail };
+    const message = "the server's resourceVersion went backwards (restored from a backup, or a new server at the same address?); listing again";
+    if (this.warnedBack) this.logger.info(fields, message);
+    else this.logger.warn(fields, message);
+    this.warnedBack = true;
   }
 
   /** A streaming list; a server that rejects it (400/422) is listed page by page from now on. */
@@ -237,6 +278,7 @@ export class Reflector<T extends KubeObject> {
         return this.expired(end.message);
       case 'failed': {
         if (end.failure.code === 410) return this.expired(end.failure.message);
+        if (end.failure.tooLargeResourceVersion === true) return this.tooLarge(end.failure.message);
         const next = this.failedStatus(end.failure, verb, resume(listReason));
         if (next.kind === 'backoff') this.monitor.watchRestart?.(this.name, end.failure.code === 429 ? 'throttled' : 'error');
         return next;
@@ -264,11 +306,30 @@ export class Reflector<T extends KubeObject> {
     return { kind: 'backoff', verb: 'watch', reason: 'expired', code: 410, next: this.startList('expired') };
   }
 
+  /**
+   * A watch from a version newer than the server's (504, client-go's
+   * "too large resource version"): the server went back in time, so its
+   * history will never reach that version; list again, as client-go does,
+   * so the store converges to what the server holds now.
+   */
+  private tooLarge(message: string): Phase {
+    this.wentBack(message);
+    this.monitor.watchRestart?.(this.name, 'expired');
+    return { kind: 'backoff', verb: 'watch', reason: 'too large resource version', code: 504, next: this.startList('expired') };
+  }
+
   /** A status other than 200: the end if no retry fixes it, else a backoff (honouring `Retry-After`) before `next`. */
   private failedStatus(failure: FailedResponse, verb: 'list' | 'watch', next: RequestPhase): Phase {
     const { labelSelector, fieldSelector } = this.options;
     const fatal = fatalStatusError(failure, verb, this.resource, { labelSelector, fieldSelector });
     if (fatal !== undefined) return { kind: 'failed', error: fatal };
+    if (failure.code === 401 || failure.code === 403) {
+      // RBAC applied after start, or a token being rotated: client-go and kube-rs wait and try again.
+      this.logger.warn(
+        { resource: this.name, verb, code: failure.code, message: failure.message },
+        `${verb} of ${describeResource(this.resource)} ${failure.code === 401 ? 'unauthorized' : 'forbidden'}: ${explainStatus(failure.code)}; retrying with backoff`,
+      );
+    }
     const reason = `${failure.code} ${failure.reason}: ${failure.message}`;
     return { kind: 'backoff', verb, reason, code: failure.code, retryAfterSeconds: failure.retryAfterSeconds, next };
   }
@@ -281,9 +342,21 @@ export class Reflector<T extends KubeObject> {
     const delayMs = Math.min(MAX_TIMER_MS, retryAfterSeconds !== undefined ? Math.max(retryAfterSeconds * 1000, backoff) : backoff);
     this.logger.warn({ resource: this.name, verb, reason, code, delayMs }, `${verb} failed; retrying after a pause`);
     this.monitor.retry?.({ resource: this.name, verb, delayMs, reason, ...(code !== undefined ? { code } : {}) });
+    // A 410 is the routine end of a watch's history, not a failure.
+    if (!this.failing && reason !== 'expired' && reason !== 'continue-expired') {
+      this.failing = true;
+      this.monitor.status?.(this.name, { healthy: false, verb, reason, ...(code !== undefined ? { code } : {}) });
+    }
     // An abort ends the wait early; the phase after it is then `stopped`.
     await delay(delayMs, this.scheduler, this.signal).catch(() => undefined);
     return this.signal.aborted ? STOPPED : phase.next;
+  }
+
+  /** A request was answered: a source that was failing is healthy again. */
+  private healthy(): void {
+    if (!this.failing) return;
+    this.failing = false;
+    this.monitor.status?.(this.name, { healthy: true });
   }
 
   private query(extra: Record<string, string>): URLSearchParams {

@@ -3,6 +3,7 @@ import type { SchedulerLike } from 'rxjs';
 import type { Logger } from '../logger.js';
 import type { RequestObserver } from '../types.js';
 import type { FailedResponse } from './http.js';
+import type { ListBodyHandler, ListEnvelope } from './listBodyParser.js';
 import { readListPage } from './listPageRequest.js';
 import type { ListWatchError } from './listWatchError.js';
 import type { MalformedWatchLineError, WatchLine } from './watchLineReader.js';
@@ -14,23 +15,20 @@ import { readWatch } from './watchRequest.js';
  * HTTP in `listWatch`; scripted in the phases' unit tests.
  */
 export interface ListWatchTransport {
-  /** One list page, read whole and parsed. */
-  listPage(query: URLSearchParams): Promise<PageAnswer>;
+  /** One list page, parsed as it arrives: each item goes to `items` as soon as it is whole. */
+  listPage(query: URLSearchParams, items: ListBodyHandler): Promise<PageAnswer>;
   /** One watch, read to its end; each line goes to `handler` as it arrives. */
   watch(query: URLSearchParams, handler: WatchLineHandler): Promise<WatchEnd>;
 }
 
-/** One list page as the server sent it; nothing in it is checked but that `items` is an array. */
-export interface ListPage {
-  apiVersion?: unknown;
-  kind?: unknown;
-  metadata?: { continue?: unknown; resourceVersion?: unknown };
-  items: unknown[];
-}
+/** What a list page said besides its items (handed over one by one); nothing in it is checked. */
+export type ListPage = ListEnvelope;
 
 /** How one list request ended. */
 export type PageAnswer =
   | { kind: 'ok'; page: ListPage }
+  /** The item handler asked to stop reading (the source stopped, or a transform threw). */
+  | { kind: 'stopped' }
   /** The server answered with a status other than 200. */
   | { kind: 'failed'; failure: FailedResponse }
   /** No page to read: the request failed, the list was silent too long, the body was cut, not JSON or not a list. */
@@ -61,8 +59,12 @@ export type WatchEnd =
 
 /** Reads the lines of one watch response; returns a `WatchEnd` when a line ends the watch. */
 export interface WatchLineHandler {
+  /** The server answered 200: the watch is open. */
+  opened?(): void;
   line(line: WatchLine): WatchEnd | undefined;
   malformed(error: MalformedWatchLineError): WatchEnd;
+  /** A line longer than `maxObjectBytes` was skipped. */
+  oversized?(bytes: number): WatchEnd | undefined;
 }
 
 /** What every transport is given by the source: its options, resolved to their defaults. */
@@ -73,6 +75,10 @@ export interface TransportSettings {
   logger: Logger;
   /** A request that sends nothing for this long (ms) is given up. */
   idleTimeout: number;
+  /** A list item or watch line larger than this (bytes) is reported and skipped. */
+  maxObjectBytes: number;
+  /** The `Accept` header of lists and watches (a metadata-only source asks for `PartialObjectMetadata`). */
+  accept?: { list: string; watch: string };
 }
 
 /** What the HTTP requests need besides their query. */
@@ -89,7 +95,7 @@ export interface HttpSettings extends TransportSettings {
 /** The transport of `listWatch`: GETs over node:http(s) with the kubeconfig's credentials. */
 export function httpTransport(settings: HttpSettings): ListWatchTransport {
   return {
-    listPage: (query) => readListPage(settings, query),
+    listPage: (query, items) => readListPage(settings, query, items),
     watch: (query, handler) => readWatch(settings, query, handler),
   };
 }

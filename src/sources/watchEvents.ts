@@ -1,6 +1,8 @@
 import type { Logger } from '../logger.js';
+import { isTooLargeResourceVersion, type FailedResponse } from './http.js';
 import type { KubeObject, ListWatchEvent } from '../types.js';
 import type { ListWatchMonitor } from './listWatch.js';
+import type { ListWatchError } from './listWatchError.js';
 import { transformError } from './listWatchFaults.js';
 import type { WatchEnd, WatchLineHandler } from './listWatchTransport.js';
 import type { MalformedWatchLineError, WatchLine } from './watchLineReader.js';
@@ -11,7 +13,38 @@ export interface WatchEventSink<T extends KubeObject> {
   logger: Logger;
   monitor: ListWatchMonitor;
   transform: ((object: T) => T) | undefined;
+  /** Keep only `metadata` of each object, as a `PartialObjectMetadata`. */
+  metadataOnly: boolean;
   emit(event: ListWatchEvent<T>): void;
+  /** A watch request was answered 200: the source is healthy again. */
+  opened(): void;
+}
+
+/**
+ * An object as the source hands it on: reduced to its metadata for a
+ * metadata-only source (a server that ignored the `PartialObjectMetadata`
+ * negotiation sent it whole), then through the user's transform. A
+ * transform that throws is a fault no retry fixes.
+ */
+export function shapeObject<T extends KubeObject>(
+  sink: Pick<WatchEventSink<T>, 'metadataOnly' | 'transform' | 'resource'>,
+  object: T,
+  verb: 'list' | 'watch',
+): { object: T } | { error: ListWatchError } {
+  let out = object;
+  if (sink.metadataOnly && out.kind !== 'PartialObjectMetadata') out = asPartialObjectMetadata(out);
+  const { transform } = sink;
+  if (transform === undefined) return { object: out };
+  try {
+    return { object: transform(out) };
+  } catch (err) {
+    return { error: transformError(out, err, sink.resource, verb) };
+  }
+}
+
+/** What kube's `PartialObjectMetadata` negotiation answers for `object`. */
+function asPartialObjectMetadata<T extends KubeObject>(object: T): T {
+  return { apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: object.metadata ?? {} } as T;
 }
 
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
@@ -34,7 +67,7 @@ export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
   private readonly resource: string;
   private readonly logger: Logger;
   private readonly monitor: ListWatchMonitor;
-  private readonly transform: ((object: T) => T) | undefined;
+  private readonly sink: WatchEventSink<T>;
   private readonly emit: (event: ListWatchEvent<T>) => void;
 
   constructor(
@@ -47,8 +80,22 @@ export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
     this.resource = sink.resource;
     this.logger = sink.logger;
     this.monitor = sink.monitor;
-    this.transform = sink.transform;
+    this.sink = sink;
     this.emit = sink.emit;
+  }
+
+  opened(): void {
+    this.sink.opened();
+  }
+
+  /** A line too large to keep was skipped; the watch goes on (reopening it would only send the same line again). */
+  oversized(bytes: number): WatchEnd | undefined {
+    this.logger.error(
+      { resource: this.resource, resourceVersion: this.resourceVersion, bytes },
+      'watch line larger than the largest object kept (maxObjectBytes); skipping it, the watch goes on',
+    );
+    this.monitor.skipped?.(this.resource, { verb: 'watch', bytes });
+    return undefined;
   }
 
   line(line: WatchLine): WatchEnd | undefined {
@@ -83,7 +130,9 @@ export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
         const message = typeof status.message === 'string' ? status.message : 'watch ERROR event without a message';
         if (code === 410) return { kind: 'expired', message };
         const reason = typeof status.reason === 'string' ? status.reason : 'Unknown';
-        return { kind: 'failed', failure: { code, reason, message, retryAfterSeconds: undefined } };
+        const failure: FailedResponse = { code, reason, message, retryAfterSeconds: undefined };
+        if (isTooLargeResourceVersion(code, status)) failure.tooLargeResourceVersion = true;
+        return { kind: 'failed', failure };
       }
       default:
         return this.untrusted(`unknown event type "${line.type}"`);
@@ -110,18 +159,15 @@ export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
     );
   }
 
-  /** Emits the object, transformed; a transform that throws ends the watch, and the source. */
+  /** Emits the object, shaped; a transform that throws ends the watch, and the source. */
   private emitObject(type: 'Listed' | 'Added' | 'Modified' | 'Deleted', object: T): WatchEnd | undefined {
-    const { transform } = this;
-    let out = object;
-    if (transform !== undefined) {
-      try {
-        out = transform(object);
-      } catch (err) {
-        return { kind: 'fatal', error: transformError(object, err, this.resource, type === 'Listed' ? 'list' : 'watch') };
-      }
+    if (this.sink.transform === undefined && !this.sink.metadataOnly) {
+      this.emit({ type, object });
+      return undefined;
     }
-    this.emit({ type, object: out });
+    const shaped = shapeObject(this.sink, object, type === 'Listed' ? 'list' : 'watch');
+    if ('error' in shaped) return { kind: 'fatal', error: shaped.error };
+    this.emit({ type, object: shaped.object });
     return undefined;
   }
 }

@@ -37,38 +37,65 @@ const SHOWN = 200;
 export class WatchLineReader {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** The line being read has passed the cap: its bytes are counted, not kept. */
+  private skipping = false;
 
   constructor(
     private readonly onEvent: (line: WatchLine) => void,
     private readonly onMalformed: (error: MalformedWatchLineError) => void,
+    /** A line longer than this is not kept: `onOversized` is told its length once it ends. */
+    private readonly maxLineBytes = Infinity,
+    private readonly onOversized: (bytes: number) => void = () => {},
   ) {}
 
   /** Feeds one chunk of the response body. */
   push(chunk: Buffer): void {
     let start = 0;
     let newline = chunk.indexOf(NEWLINE, start);
-    if (newline !== -1 && this.pendingBytes > 0) {
-      this.pending.push(chunk.subarray(0, newline));
-      const line = Buffer.concat(this.pending, this.pendingBytes + newline);
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.line(line, 0, line.length);
+    if (newline !== -1 && (this.pendingBytes > 0 || this.skipping)) {
+      const bytes = this.pendingBytes + newline;
+      if (this.skipping || bytes > this.maxLineBytes) {
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.skipping = false;
+        this.onOversized(bytes);
+      } else {
+        this.pending.push(chunk.subarray(0, newline));
+        const line = Buffer.concat(this.pending, bytes);
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.line(line, 0, line.length);
+      }
       start = newline + 1;
       newline = chunk.indexOf(NEWLINE, start);
     }
     while (newline !== -1) {
-      this.line(chunk, start, newline);
+      if (newline - start > this.maxLineBytes) this.onOversized(newline - start);
+      else this.line(chunk, start, newline);
       start = newline + 1;
       newline = chunk.indexOf(NEWLINE, start);
     }
     if (start < chunk.length) {
-      this.pending.push(chunk.subarray(start));
       this.pendingBytes += chunk.length - start;
+      if (this.pendingBytes > this.maxLineBytes) {
+        // Counted from here on, not kept: memory stays bounded by the cap.
+        this.skipping = true;
+        this.pending = [];
+      } else {
+        this.pending.push(chunk.subarray(start));
+      }
     }
   }
 
   /** The response ended: a last line without a newline still counts. */
   end(): void {
+    if (this.skipping) {
+      this.skipping = false;
+      const bytes = this.pendingBytes;
+      this.pendingBytes = 0;
+      this.onOversized(bytes);
+      return;
+    }
     if (this.pendingBytes === 0) return;
     const line = Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
@@ -78,7 +105,7 @@ export class WatchLineReader {
 
   /** Bytes held for a line whose end has not arrived yet. */
   get buffered(): number {
-    return this.pendingBytes;
+    return this.skipping ? 0 : this.pendingBytes;
   }
 
   private line(buffer: Buffer, start: number, end: number): void {

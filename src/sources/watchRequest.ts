@@ -22,7 +22,8 @@ export async function readWatch(http: HttpSettings, query: URLSearchParams, hand
       return opened;
     }
     if (opened.response.statusCode !== 200) return { kind: 'failed', failure: await readFailure(opened.response) };
-    return await readWatchResponse(opened.response, handler, controller, watchdog, http.signal);
+    handler.opened?.();
+    return await readWatchResponse(opened.response, handler, controller, watchdog, http.signal, http.maxObjectBytes);
   } finally {
     watchdog.stop();
     release();
@@ -43,6 +44,7 @@ function readWatchResponse(
   request: AbortController,
   activity: IdleWatchdog,
   stop: AbortSignal,
+  maxLineBytes: number,
 ): Promise<WatchEnd> {
   return new Promise<WatchEnd>((resolve) => {
     let ended = false;
@@ -60,6 +62,12 @@ function readWatchResponse(
       },
       (error) => {
         if (!ended) finish(handler.malformed(error));
+      },
+      maxLineBytes,
+      (bytes) => {
+        if (ended) return;
+        const end = handler.oversized?.(bytes);
+        if (end !== undefined) finish(end);
       },
     );
     response.on('data', (chunk: Buffer) => {

@@ -14,7 +14,7 @@ import { oddValue } from './arbitraries.js';
  * answer: random status codes, random headers, valid and broken list bodies and watch streams,
  * truncated lines, connections cut mid-body or left silent. The source must never crash or leave
  * an unhandled rejection, must end only with a ListWatchError for a status that no retry can fix
- * (400, 401, 403, 404, 405, 406, 415, 422), and must answer every other answer with a new request.
+ * (400, 404, 405, 406, 415, 422; 401 and 403 are retried), and must answer every other answer with a new request.
  */
 
 type Ending = 'end' | 'destroy' | 'stall';

@@ -299,10 +299,11 @@ describe('controller against the embedded API server', () => {
     await waitFor(() => server.openWatches() === 0, 'the watches to close');
   });
 
-  it('ends with the source error on a fault no retry fixes', async () => {
-    server.faults.forbid({ verb: 'list', resource: 'configmaps' });
-    const { error } = start({ reconcile: () => undefined });
+  it('ends with the source error on a fault no retry fixes, and is no longer ready', async () => {
+    const { c, error } = start({ for: { group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget' }, reconcile: () => undefined });
     await waitFor(() => error() !== undefined, 'the error');
-    expect(String(error())).to.contain('cannot list configmaps');
+    expect(String(error())).to.contain('cannot list widgets.example.com');
+    expect([c.ready(), c.synced(), c.leading()]).to.deep.equal([false, false, false]);
+    expect(c.notReady()[0]).to.match(/^the controller failed: cannot list widgets.example.com/);
   });
 });

@@ -2,7 +2,7 @@ import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kuberne
 import { expect } from 'chai';
 import { tap, type Subscription } from 'rxjs';
 import { deltas, listWatch, type ListWatchOptions, ListWatchError, dropManagedFields, indexer, type StoreEvent, isDelta, type KubeObject, type ListWatchEvent } from 'rxkube';
-import { type ListWatchMonitor } from '../../src/sources/listWatch.js';
+import { type ListWatchMonitor, type SourceStatus } from '../../src/sources/listWatch.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
@@ -296,33 +296,59 @@ describe('listWatch against the embedded API server', function () {
     expect(objects.every((o) => o.metadata.managedFields === undefined)).to.equal(true);
   });
 
-  describe('faults no retry can fix', () => {
-    it('ends with an error naming the verb and resource on 403', async () => {
+  describe('forbidden and unauthorized while running', () => {
+    /** Log lines at warn, as `level message {fields}`. */
+    function warnings() {
+      const lines: { message: string; fields: Record<string, unknown> }[] = [];
+      const record = (fields: Record<string, unknown> | string, message?: string) =>
+        lines.push(typeof fields === 'string' ? { message: fields, fields: {} } : { message: message ?? '', fields });
+      return { lines, logger: { debug: () => {}, info: () => {}, warn: record, error: () => {} } };
+    }
+
+    it('retries a 403 with backoff, logging the verb, resource and message, saying it is failing, and recovers once allowed', async () => {
+      await create('a');
       server.faults.forbid({ verb: 'list', resource: 'configmaps' });
-      const i = informer();
-      await waitFor(() => i.error() !== undefined, 'the error');
-      const err = i.error() as ListWatchError;
-      expect(err).to.be.instanceOf(ListWatchError);
-      expect(err.code).to.equal(403);
-      expect(err.message).to.match(/^cannot list configmaps in namespace "default": .*RBAC.*\(403 Forbidden: /);
+      const log = warnings();
+      const statuses: SourceStatus[] = [];
+      const retries: Parameters<NonNullable<ListWatchMonitor['retry']>>[0][] = [];
+      const i = informer({ logger: log.logger, monitor: { status: (_r, st) => statuses.push(st), retry: (info) => retries.push(info) } });
+      await waitFor(() => retries.filter((r) => r.code === 403).length >= 4, 'several retries of the 403');
+      expect(i.error()).to.equal(undefined);
+      expect(statuses[0]).to.deep.include({ healthy: false, verb: 'list', code: 403 });
+      const forbidden = log.lines.find((l) => l.fields.code === 403);
+      expect(forbidden?.fields).to.deep.include({ resource: 'configmaps', verb: 'list' });
+      expect(String(forbidden?.fields.message)).to.contain('cannot list');
+      expect(forbidden?.message).to.match(/^list of configmaps in namespace "default" forbidden: .*RBAC.*retrying/);
+      // The retries back off: each wait is longer than the one before, up to the cap.
+      const delays = retries.filter((r) => r.code === 403).map((r) => r.delayMs);
+      expect(delays[1]).to.be.greaterThan(delays[0] as number);
+      server.faults.allow();
+      await waitFor(() => i.storeNames().join() === 'a' && statuses.some((st) => st.healthy), 'the list once allowed');
+      expect(statuses.at(-1)).to.deep.equal({ healthy: true });
     });
 
-    it('ends with an error on 401', async () => {
+    it('retries a 401 and recovers once the token is rotated', async () => {
       await server.close();
       server = await startApiServer({ token: 'right' });
       kc = new KubeConfig();
       kc.loadFromOptions({
         clusters: [{ name: 'embedded', server: server.url, skipTLSVerify: true }],
-        users: [{ name: 'intruder', token: 'wrong' }],
-        contexts: [{ name: 'embedded', cluster: 'embedded', user: 'intruder' }],
+        users: [{ name: 'rotating', token: 'stale' }],
+        contexts: [{ name: 'embedded', cluster: 'embedded', user: 'rotating' }],
         currentContext: 'embedded',
       });
+      server.put(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } });
       const i = informer();
-      await waitFor(() => i.error() !== undefined, 'the error');
-      expect((i.error() as ListWatchError).code).to.equal(401);
-      expect((i.error() as Error).message).to.contain('refused the credentials');
+      await waitFor(() => i.retries.filter((r) => r.code === 401).length >= 2, 'retries of the 401');
+      expect(i.error()).to.equal(undefined);
+      // As a token file rewritten by a rotation: the next request reads the new one.
+      (kc.getCurrentUser() as { token?: string }).token = 'right';
+      await waitFor(() => i.storeNames().join() === 'a', 'the list with the new token');
+      expect(i.error()).to.equal(undefined);
     });
+  });
 
+  describe('faults no retry can fix', () => {
     it('ends with an error on 404 for a resource type the server does not serve', async () => {
       const raw: unknown[] = [];
       let error: unknown;

@@ -269,4 +269,23 @@ describe('source metrics', () => {
     expect(await value('rxkube_store_objects', { resource: 'configmaps' })).to.equal(12);
     expect(await value('rxkube_store_objects', { resource: 'deployments.apps' })).to.equal(3);
   });
+
+  it('count retries after 401 and 403 by verb and code, skipped objects, and gauge whether a source is failing', async () => {
+    const m = sourceMetrics();
+    m.retry({ resource: 'secrets', verb: 'list', delayMs: 800, reason: '403 Forbidden: no', code: 403 });
+    m.retry({ resource: 'secrets', verb: 'list', delayMs: 1600, reason: '403 Forbidden: no', code: 403 });
+    m.retry({ resource: 'secrets', verb: 'watch', delayMs: 800, reason: '401 Unauthorized: no', code: 401 });
+    m.retry({ resource: 'secrets', verb: 'watch', delayMs: 800, reason: '500 InternalError: no', code: 500 });
+    m.skipped('secrets', { verb: 'list', bytes: 200 * 1024 * 1024 });
+    const value = (name: string, labels: Record<string, string>) => sampleValue(m.registry, name, labels);
+    expect(await value('rxkube_source_auth_retries_total', { resource: 'secrets', verb: 'list', code: '403' })).to.equal(2);
+    expect(await value('rxkube_source_auth_retries_total', { resource: 'secrets', verb: 'watch', code: '401' })).to.equal(1);
+    expect(await value('rxkube_source_auth_retries_total', { resource: 'secrets', verb: 'watch', code: '500' }), 'a 500 is no auth failure').to.equal(undefined);
+    expect(await value('rxkube_source_retries_total', { resource: 'secrets', verb: 'watch' })).to.equal(2);
+    expect(await value('rxkube_source_skipped_objects_total', { resource: 'secrets', verb: 'list' })).to.equal(1);
+    m.status('secrets', { healthy: false });
+    expect(await value('rxkube_source_failing', { resource: 'secrets' })).to.equal(1);
+    m.status('secrets', { healthy: true });
+    expect(await value('rxkube_source_failing', { resource: 'secrets' })).to.equal(0);
+  });
 });

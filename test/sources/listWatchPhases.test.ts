@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { TestScheduler } from 'rxjs/testing';
 import { silentLogger, type ListWatchOptions, ListWatchError, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { Reflector, type Phase, type TerminalPhase } from '../../src/sources/listWatchPhases.js';
-import type { ListWatchTransport, PageAnswer, WatchEnd } from '../../src/sources/listWatchTransport.js';
+import type { ListBodyHandler } from '../../src/sources/listBodyParser.js';
+import type { ListPage, ListWatchTransport, PageAnswer, WatchEnd } from '../../src/sources/listWatchTransport.js';
 import { MalformedWatchLineError, type WatchLine } from '../../src/sources/watchLineReader.js';
 import { obj } from '../support/objects.js';
 
@@ -11,6 +12,17 @@ import { obj } from '../support/objects.js';
  * (a page, or the lines of a watch and how it ended) and must name the phase
  * that follows, call the hooks and emit the events. Waits run in virtual time.
  */
+
+/** A page answer as scripted: an `ok` page carries its items, which the transport hands over one by one. */
+type ScriptedPage = Exclude<PageAnswer, { kind: 'ok' }> | { kind: 'ok'; page: ListPage; items: unknown[] };
+
+/** What a transport does with a scripted page: each item to the handler (which may stop it), then the answer. */
+function answerPage(answer: ScriptedPage | undefined, handler: ListBodyHandler): PageAnswer {
+  if (answer === undefined) return { kind: 'aborted' };
+  if (answer.kind !== 'ok') return answer;
+  for (const item of answer.items) if (handler.item(item, answer.page)) return { kind: 'stopped' };
+  return { kind: 'ok', page: answer.page };
+}
 
 type ScriptedWatch = { lines?: readonly (WatchLine | MalformedWatchLineError)[]; end: WatchEnd };
 
@@ -24,12 +36,12 @@ function phases(options: ListWatchOptions<KubeObject> = {}) {
   const events: ListWatchEvent[] = [];
   const hooks: string[] = [];
   const requests: string[] = [];
-  const pages: PageAnswer[] = [];
+  const pages: ScriptedPage[] = [];
   const watches: ScriptedWatch[] = [];
   const transport: ListWatchTransport = {
-    listPage: (query) => {
+    listPage: (query, handler) => {
       requests.push(`list ${query}`);
-      return Promise.resolve(pages.shift() ?? { kind: 'aborted' });
+      return Promise.resolve(answerPage(pages.shift(), handler));
     },
     watch: (query, handler) => {
       requests.push(`watch ${query}`);
@@ -76,7 +88,7 @@ async function settle<T>(promise: Promise<T>, scheduler: TestScheduler): Promise
 
 const event = (type: string, object: unknown): WatchLine => ({ type, object });
 const bookmark = (rv: string, annotations?: Record<string, string>): WatchLine => event('BOOKMARK', { metadata: { resourceVersion: rv, annotations } });
-const page = (items: unknown[], metadata: Record<string, string>): PageAnswer => ({ kind: 'ok', page: { kind: 'ConfigMapList', apiVersion: 'v1', metadata, items } });
+const page = (items: unknown[], metadata: Record<string, string>): ScriptedPage => ({ kind: 'ok', page: { kind: 'ConfigMapList', apiVersion: 'v1', metadata }, items });
 const status = (code: number, retryAfterSeconds?: number) => ({ code, reason: `R${code}`, message: `m${code}`, retryAfterSeconds });
 
 describe('listWatch phases', () => {
@@ -170,15 +182,42 @@ describe('listWatch phases', () => {
       expect(p.hooks).to.deep.equal([]);
     });
 
+    it('lists again after a watch answered 504 "too large resource version", as an HTTP status or an ERROR event', async () => {
+      const p = phases();
+      p.watches.push({ end: { kind: 'failed', failure: { ...status(504), tooLargeResourceVersion: true } } });
+      p.watches.push({ lines: [event('ERROR', { code: 504, message: 'Too large resource version: 90, current: 3' })], end: { kind: 'closed' } });
+      const relist = { kind: 'backoff', verb: 'watch', reason: 'too large resource version', code: 504, next: { kind: 'list', reason: 'expired' } };
+      expect(await p.step({ kind: 'watch', resourceVersion: '90' })).to.deep.equal(relist);
+      expect(await p.step({ kind: 'watch', resourceVersion: '90' })).to.deep.equal(relist);
+      expect(p.hooks).to.deep.equal(['watchRestart expired', 'watchRestart expired']);
+    });
+
+    it('retries 401 and 403 with the backoff, saying the source fails until an answer comes', async () => {
+      const statuses: unknown[] = [];
+      const p = phases({ monitor: { status: (_r, st) => statuses.push(st) } });
+      for (const code of [403, 401]) {
+        p.watches.push({ end: { kind: 'failed', failure: status(code) } });
+        const next = await p.step({ kind: 'watch', resourceVersion: '5' });
+        expect(next).to.deep.equal({ kind: 'backoff', verb: 'watch', reason: `${code} R${code}: m${code}`, code, retryAfterSeconds: undefined, next: { kind: 'watch', resourceVersion: '5' } });
+        expect(await p.step(next as Extract<Phase, { kind: 'backoff' }>)).to.deep.equal({ kind: 'watch', resourceVersion: '5' });
+      }
+      // Told once when the failing began, not per retry; the delays grew.
+      expect(statuses).to.deep.equal([{ healthy: false, verb: 'watch', reason: '403 R403: m403', code: 403 }]);
+      expect(p.scheduler.now()).to.equal(800 + 1600);
+      p.pages.push(page([], { resourceVersion: '6' }));
+      await p.step({ kind: 'list', reason: 'initial' });
+      expect(statuses.at(-1)).to.deep.equal({ healthy: true });
+    });
+
     it('fails on a status no retry fixes, naming the verb, the resource and the selector, without counting a restart', async () => {
       const p = phases({ labelSelector: 'app=web' });
-      p.watches.push({ end: { kind: 'failed', failure: status(403) } });
+      p.watches.push({ end: { kind: 'failed', failure: status(400) } });
       const next = await p.step({ kind: 'watch', resourceVersion: '5' });
       expect(next.kind).to.equal('failed');
       const { error } = next as Extract<Phase, { kind: 'failed' }>;
       expect(error).to.be.instanceOf(ListWatchError);
-      expect([error.code, error.verb, error.resource]).to.deep.equal([403, 'watch', 'configmaps']);
-      expect(error.message).to.match(/^cannot watch configmaps in namespace "default" with labelSelector "app=web": .*RBAC.*\(403 R403: m403\)$/);
+      expect([error.code, error.verb, error.resource]).to.deep.equal([400, 'watch', 'configmaps']);
+      expect(error.message).to.match(/^cannot watch configmaps in namespace "default" with labelSelector "app=web": .*selectors.*\(400 R400: m400\)$/);
       expect(p.hooks).to.deep.equal([]);
     });
 
@@ -286,7 +325,7 @@ describe('listWatch phases', () => {
         },
         stop.signal,
         () => ({
-          listPage: () => (asked.push('list'), Promise.resolve(answer)),
+          listPage: (_query, handler) => (asked.push('list'), Promise.resolve(answerPage(answer, handler))),
           watch: () => (asked.push('watch'), Promise.resolve({ kind: 'aborted' })),
         }),
       );
@@ -372,12 +411,18 @@ describe('listWatch phases', () => {
     });
   });
 
+  it('refuses a maxObjectBytes that is not a positive number, naming it and the resource', () => {
+    for (const bad of [0, -1, Number.NaN]) {
+      expect(() => phases({ maxObjectBytes: bad })).to.throw(RangeError, `listWatch of configmaps: maxObjectBytes must be a positive number of bytes, got ${bad}`);
+    }
+  });
+
   it('runs from the first list to the end a fatal fault means', async () => {
     const p = phases();
     p.pages.push(page([{ metadata: { name: 'a' } }], { resourceVersion: '3' }));
     p.watches.push({ lines: [event('ADDED', obj('b', '4'))], end: { kind: 'closed' } });
     p.watches.push({ end: { kind: 'failed', failure: status(500) } });
-    p.watches.push({ end: { kind: 'failed', failure: status(401) } });
+    p.watches.push({ end: { kind: 'failed', failure: status(404) } });
     const end = await settle(p.reflector.run(), p.scheduler);
     expect(end.kind).to.equal('failed');
     expect(p.requests.map((r) => r.replace(/&.*resourceVersion=/, ' from '))).to.deep.equal(['list limit=500', 'watch watch=1 from 3', 'watch watch=1 from 4', 'watch watch=1 from 4']);

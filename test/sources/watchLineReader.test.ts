@@ -82,4 +82,28 @@ describe('WatchLineReader', () => {
       }),
     );
   });
+  it('skips a line longer than the cap, whether it comes in one chunk or many, telling its length, holding no more than the cap, and reads on', () => {
+    const big = line('MODIFIED', 'x'.repeat(5000));
+    const text = line('ADDED', 'a') + big + line('DELETED', 'b') + big;
+    const bytes = Buffer.from(text);
+    for (const size of [bytes.length, 700, 64]) {
+      const events: string[] = [];
+      const oversized: number[] = [];
+      let mostHeld = 0;
+      const reader = new WatchLineReader(
+        (e) => events.push(e.type),
+        () => expect.fail('no line is malformed'),
+        1000,
+        (n) => oversized.push(n),
+      );
+      for (let i = 0; i < bytes.length; i += size) {
+        reader.push(bytes.subarray(i, i + size));
+        mostHeld = Math.max(mostHeld, reader.buffered);
+      }
+      reader.end();
+      expect(events, `chunks of ${size}`).to.deep.equal(['ADDED', 'DELETED']);
+      expect(oversized).to.deep.equal([big.length - 1, big.length - 1]);
+      expect(mostHeld).to.be.at.most(1000 + size);
+    }
+  });
 });

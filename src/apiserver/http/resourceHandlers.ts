@@ -13,6 +13,7 @@ import { ApplyConflictError, serverSideApply } from '../writes/serverSideApply.j
 import { ApiError, badRequest, invalid, methodNotAllowed, notFound, unsupportedMediaType } from '../api/statusError.js';
 import { scaleHandlers } from './scale.js';
 import { tableOptions, toTable } from './table.js';
+import { checkTarget, metadataTarget, partialObjectMetadata, partialObjectMetadataListJson } from './partialMetadata.js';
 import type { WriteOptions } from '../cluster.js';
 import { checkBuiltinFields, resetFieldsFor } from '../writes/writes.js';
 import { goValue } from '../writes/goValue.js';
@@ -58,6 +59,11 @@ export function handleGet(r: ResourceRequest): ApiResponse {
   const stored = r.server.cluster.get(r.type, r.namespace, requireName(r));
   const table = tableOptions(r.headers.accept, r.query);
   if (table !== undefined) return jsonResponse(200, toTable(r.type, [stored], { rv: stored.rv }, table));
+  const metadataOnly = metadataTarget(r.headers.accept);
+  if (metadataOnly !== undefined) {
+    checkTarget(metadataOnly, 'get');
+    return objectResponse(r, 200, JSON.stringify(partialObjectMetadata(r.type, stored)));
+  }
   return objectResponse(r, 200, objectJson(r.type, stored));
 }
 
@@ -88,6 +94,11 @@ export function handleList(r: ResourceRequest): ApiResponse {
   const table = tableOptions(r.headers.accept, r.query);
   if (table !== undefined) {
     return jsonResponse(200, toTable(r.type, page.items, { rv: page.rv, continueToken: page.continueToken, remainingItemCount: page.remainingItemCount }, table));
+  }
+  const metadataOnly = metadataTarget(r.headers.accept);
+  if (metadataOnly !== undefined) {
+    checkTarget(metadataOnly, 'list');
+    return objectResponse(r, 200, partialObjectMetadataListJson(r.type, page));
   }
   return objectResponse(r, 200, listJson(r.type, page));
 }

@@ -6,6 +6,7 @@ import { escapeFieldValue } from '../selectors/fieldSelector.js';
 import { isSelective, matchesFilter, parseFilter } from '../selectors/selectors.js';
 import { ApiError, badRequest, invalid, tooLargeResourceVersion, type FieldError } from '../api/statusError.js';
 import { tableOptions, toTable } from '../http/table.js';
+import { checkTarget, metadataTarget, partialObjectMetadata } from '../http/partialMetadata.js';
 import { Watcher } from './watcher.js';
 import { WatchStream } from './watchStream.js';
 
@@ -90,6 +91,8 @@ export function handleWatch(r: WatchRequest): void {
     return;
   }
   const table = tableOptions(r.headers.accept, q);
+  const metadataOnly = table === undefined ? metadataTarget(r.headers.accept) : undefined;
+  if (metadataOnly !== undefined) checkTarget(metadataOnly, 'watch');
   const namespace = r.type.namespaced ? r.namespace : undefined;
   let initial: StoredObject[] | undefined;
   if (startsWithState) {
@@ -115,7 +118,12 @@ export function handleWatch(r: WatchRequest): void {
   const watcher: Watcher = new Watcher(store, r.type.storageKey, r.type, namespace, filter, stream, from, {
     initial,
     endBookmark: sendInitial === 'true' ? { 'k8s.io/initial-events-end': 'true' } : undefined,
-    encode: table === undefined ? undefined : (stored: StoredObject) => JSON.stringify(toTable(r.type, [stored], { rv: stored.rv }, table)),
+    encode:
+      table !== undefined
+        ? (stored: StoredObject) => JSON.stringify(toTable(r.type, [stored], { rv: stored.rv }, table))
+        : metadataOnly !== undefined
+          ? (stored: StoredObject) => JSON.stringify(partialObjectMetadata(r.type, stored))
+          : undefined,
   });
   r.log.status = 200;
   if (expired !== undefined) {

@@ -21,6 +21,10 @@ export interface SourceMetrics {
   malformedLine(resource: string, error: Error): void;
   /** After a failure, the source waits before trying `verb` again. */
   retry(info: { resource: string; verb: 'list' | 'watch'; delayMs: number; reason: string; code?: number }): void;
+  /** The source began failing, or recovered. */
+  status(resource: string, status: { healthy: boolean }): void;
+  /** An object over the largest size kept was skipped. */
+  skipped(resource: string, info: { verb: 'list' | 'watch'; bytes: number }): void;
   /** The store of that resource now holds `n` objects. */
   storeSize(resource: string, n: number): void;
 }
@@ -38,6 +42,9 @@ export interface SourceMetrics {
  * | `rxkube_source_events_total` | counter | `resource`, `type` | `event` |
  * | `rxkube_source_malformed_lines_total` | counter | `resource` | `malformedLine` |
  * | `rxkube_source_retries_total` | counter | `resource`, `verb` | `retry` (a backoff wait after a failure) |
+ * | `rxkube_source_auth_retries_total` | counter | `resource`, `verb`, `code` | `retry` after a 401 or 403 (RBAC not granted yet, a token being rotated) |
+ * | `rxkube_source_skipped_objects_total` | counter | `resource`, `verb` | `skipped` (an object over `maxObjectBytes`) |
+ * | `rxkube_source_failing` | gauge | `resource` | `status`: 1 while the source retries a failure, 0 once answered |
  * | `rxkube_store_objects` | gauge | `resource` | `storeSize` |
  *
  * The registry is the caller's (default: a new one, never the global);
@@ -51,6 +58,9 @@ export function sourceMetrics(registry: Registry = new Registry()): SourceMetric
   const events = counterOn(registry, 'rxkube_source_events_total', 'Watch events received, by type', ['resource', 'type']);
   const malformed = counterOn(registry, 'rxkube_source_malformed_lines_total', 'Watch lines that could not be read', ['resource']);
   const retries = counterOn(registry, 'rxkube_source_retries_total', 'Backoff waits after a failed list or watch', ['resource', 'verb']);
+  const authRetries = counterOn(registry, 'rxkube_source_auth_retries_total', 'Backoff waits after a list or watch answered 401 or 403', ['resource', 'verb', 'code']);
+  const skipped = counterOn(registry, 'rxkube_source_skipped_objects_total', 'Objects skipped for being larger than the largest kept', ['resource', 'verb']);
+  const failing = gaugeOn(registry, 'rxkube_source_failing', 'Whether a list-watch source is retrying a failure (1) or getting answers (0)', ['resource']);
   const size = gaugeOn(registry, 'rxkube_store_objects', 'Objects held by the store of a resource', ['resource']);
   return {
     registry,
@@ -61,7 +71,12 @@ export function sourceMetrics(registry: Registry = new Registry()): SourceMetric
     watchRestart: (resource, reason) => restarts.inc({ resource, reason }),
     event: (resource, type) => events.inc({ resource, type }),
     malformedLine: (resource) => malformed.inc({ resource }),
-    retry: (info) => retries.inc({ resource: info.resource, verb: info.verb }),
+    retry: (info) => {
+      retries.inc({ resource: info.resource, verb: info.verb });
+      if (info.code === 401 || info.code === 403) authRetries.inc({ resource: info.resource, verb: info.verb, code: String(info.code) });
+    },
+    status: (resource, status) => failing.set({ resource }, status.healthy ? 0 : 1),
+    skipped: (resource, info) => skipped.inc({ resource, verb: info.verb }),
     storeSize: (resource, n) => size.set({ resource }, n),
   };
 }

@@ -1,0 +1,48 @@
+import type { KubeObject } from '../types.js';
+import type { ListBodyHandler, ListHead, OversizedItem } from './listBodyParser.js';
+import type { ListWatchError } from './listWatchError.js';
+import { shapeObject, type WatchEventSink } from './watchEvents.js';
+
+/**
+ * Where a list page's items go as the parser cuts them out: each becomes a
+ * `Listed` event, with the `apiVersion` and `kind` that the server leaves
+ * off list items, transformed. What is not an object is logged and skipped
+ * (nothing downstream could key it; the rest of the page is still good); an
+ * item too large to keep is reported and skipped. Reading stops once the
+ * source is stopped or a transform throws (`fatal`).
+ */
+export class ListItems<T extends KubeObject> implements ListBodyHandler {
+  /** The transform threw: the source ends with this. */
+  fatal: ListWatchError | undefined;
+
+  constructor(
+    private readonly sink: WatchEventSink<T>,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  item(entry: unknown, head: ListHead): boolean {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+      this.sink.logger.error({ resource: this.sink.resource, item: JSON.stringify(entry)?.slice(0, 200) }, 'list item is not an object; skipping it');
+      return false;
+    }
+    const item = entry as T;
+    // Read defensively: a page with a mistyped kind or apiVersion still lists its items.
+    if (item.apiVersion === undefined && typeof head.apiVersion === 'string') item.apiVersion = head.apiVersion;
+    if (item.kind === undefined && typeof head.kind === 'string' && head.kind.endsWith('List')) item.kind = head.kind.slice(0, -4);
+    const shaped = shapeObject(this.sink, item, 'list');
+    if ('error' in shaped) {
+      this.fatal = shaped.error;
+      return true;
+    }
+    this.sink.emit({ type: 'Listed', object: shaped.object });
+    return this.signal.aborted;
+  }
+
+  oversized(item: OversizedItem): void {
+    this.sink.logger.error(
+      { resource: this.sink.resource, bytes: item.bytes, head: item.head },
+      'list item larger than the largest object kept (maxObjectBytes); skipping it, the list goes on',
+    );
+    this.sink.monitor.skipped?.(this.sink.resource, { verb: 'list', bytes: item.bytes });
+  }
+}
