@@ -292,5 +292,6 @@ export interface ObservedRequest {
  * answered once its body has been read; a watch once its head came.
  */
 export interface RequestObserver {
+  /** Called as a request goes out; call what it returns once, with the HTTP status or 0 when no answer came. */
   request(request: ObservedRequest): (code: number) => void;
 }

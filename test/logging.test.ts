@@ -55,7 +55,11 @@ describe('what rxkube logs for a person to read', () => {
           { logger: viaThrow, maxRetries: 1 },
         ),
       );
-      expectObservable(out).toBe('a 4ms b', { a: { key: 'a', result: 'error', attempt: 0, duration: 0, error: 'no' }, b: { key: 'a', result: 'dropped', attempt: 1, duration: 0, error: 'no' } });
+      expectObservable(out).toBe('a 4ms b', {
+        // A throw of something that is not an Error is a panic (as a recovered one is in Go), and still an error.
+        a: { key: 'a', result: 'error', attempt: 0, duration: 0, error: 'no', failure: 'panic' },
+        b: { key: 'a', result: 'dropped', attempt: 1, duration: 0, error: 'no', failure: 'panic' },
+      });
     });
     expect(viaThrow.entries[0]).to.deep.include({ level: 'warn', message: 'reconcile failed; will retry' });
     expect(viaThrow.entries[0]?.fields).to.deep.include({ err: 'no', attempt: 0 });

@@ -19,11 +19,15 @@ import { webhookPaths } from '../webhooks/webhookPaths.js';
  */
 
 export interface ControllerWebhooks<T extends KubeObject> {
+  /** The serving certificate: a directory (the server waits for its files and reloads them on change) or a certificate in memory. */
   tls: CertificateFiles | ServingCertificate;
   /** Default 9443; 0 for any free port. */
   port?: number;
+  /** The address to listen on (default: every interface). */
   host?: string;
+  /** Serves `/validate-<group>-<version>-<kind>`: allows or denies each write of the primary kind. */
   validate?: ValidateHandler<T>;
+  /** Serves `/mutate-<group>-<version>-<kind>`: fills in defaults, sent back to kube as a patch. */
   default?: MutateHandler<T>;
   /** The hub and spokes of the primary kind's versions. */
   convert?: Omit<ConversionDefinition, 'group' | 'kind'>;

@@ -79,6 +79,7 @@ export class ReconcileTimeoutError extends Error {
  * terminal when the reconcile adds context to it.
  */
 export class TerminalError extends Error {
+  /** Always `TerminalError`, to tell this error apart without `instanceof`. */
   override readonly name = 'TerminalError';
 }
 

@@ -18,6 +18,7 @@ export type AdmissionVerdict =
   | { allowed: true; warnings?: string[] }
   | { allowed: false; message: string; code?: number; reason?: string; warnings?: string[] };
 
+/** Decides whether one request may proceed; `signal` aborts when the review's deadline passes. */
 export type ValidateHandler<T extends KubeObject = KubeObject> = (
   request: AdmissionRequest<T>,
   signal: AbortSignal,
@@ -36,6 +37,7 @@ export type MutateHandler<T extends KubeObject = KubeObject> = (
 
 /** One admission endpoint of the webhook server. */
 export interface AdmissionWebhook {
+  /** Which webhook configuration the endpoint belongs in: a ValidatingWebhookConfiguration or a MutatingWebhookConfiguration. */
   readonly type: 'validating' | 'mutating';
   /** The response to one request; a throw means the handler failed (the server answers code 500). */
   admit(request: AdmissionRequest, signal: AbortSignal): Promise<AdmissionResponse>;

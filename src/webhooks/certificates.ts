@@ -14,10 +14,13 @@ import { promisify } from 'node:util';
 
 /** A certificate chain and its private key, PEM. */
 export interface ServingCertificate {
+  /** The serving certificate, then any intermediates, PEM. */
   cert: string;
+  /** The private key of `cert`, PEM; keep it secret. */
   key: string;
 }
 
+/** What `selfSignedCertificates` makes: a serving certificate and key, and the CA to trust it by. */
 export interface SelfSignedCertificates extends ServingCertificate {
   /** The CA that signed `cert`, PEM. */
   caCert: string;
@@ -25,13 +28,15 @@ export interface SelfSignedCertificates extends ServingCertificate {
   caBundle: string;
 }
 
+/** What `selfSignedCertificates` makes the certificate for, and how long it is valid. */
 export interface SelfSignedOptions {
   /** DNS names the serving certificate is for (default `localhost`). */
   dnsNames?: readonly string[];
   /** IP addresses it is for (default `127.0.0.1` and `::1`). */
   ipAddresses?: readonly string[];
-  /** When the certificates start and stop being valid (default: from a minute ago, for a year). */
+  /** When the certificates start being valid (default: a minute ago, to allow for clock skew). */
   notBefore?: Date;
+  /** When they stop being valid (default: a year after `notBefore`). */
   notAfter?: Date;
 }
 
@@ -100,8 +105,11 @@ export async function selfSignedCertificates(options: SelfSignedOptions = {}): P
 
 /** The file names of a certificate directory, cert-manager's by default. */
 export interface CertificateFiles {
+  /** The directory holding the files, such as a mounted Secret volume. */
   certDir: string;
+  /** The certificate file's name within `certDir` (default `tls.crt`). */
   certName?: string;
+  /** The key file's name within `certDir` (default `tls.key`). */
   keyName?: string;
 }
 

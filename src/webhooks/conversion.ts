@@ -16,14 +16,19 @@ export type ConvertFunction = (object: KubeObject, signal: AbortSignal) => KubeO
 
 /** The versions of one kind: the hub and, for each spoke version, its two conversions. */
 export interface ConversionDefinition {
+  /** The API group of the custom resource, as in its `apiVersion` before the slash. */
   group: string;
+  /** The kind the conversions apply to, as in objects' `kind`. */
   kind: string;
   /** The version all others convert through (`v2`, say). */
   hub: string;
+  /** Per version other than the hub: `toHub` converts an object of that version to the hub, `fromHub` back; the result's `apiVersion` is set for you. */
   spokes: Record<string, { toHub: ConvertFunction; fromHub: ConvertFunction }>;
 }
 
+/** A conversion endpoint for the webhook server, made by `conversionWebhook`. */
 export interface ConversionWebhook {
+  /** Tells the webhook server this endpoint answers `ConversionReview`s. */
   readonly type: 'conversion';
   /** The response to one request; never throws: a failure is a `Failure` result that names the object. */
   convert(request: ConversionRequest, signal: AbortSignal): Promise<ConversionResponse>;

@@ -7,6 +7,7 @@ import type { AdmissionRequest, ConversionRequest } from './reviewTypes.js';
  * message, since there is no request to answer with `allowed: false`.
  */
 export class MalformedReviewError extends Error {
+  /** Always `MalformedReviewError`, to tell this error apart without `instanceof`. */
   override readonly name = 'MalformedReviewError';
 }
 

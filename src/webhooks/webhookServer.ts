@@ -25,6 +25,7 @@ import { webhookMetrics, type WebhookMetrics } from './webhookMetrics.js';
 
 export type WebhookHandler = AdmissionWebhook | ConversionWebhook;
 
+/** How `startWebhookServer` listens, what it serves on which path, and where its certificate comes from. */
 export interface WebhookServerOptions {
   /** Default 9443, controller-runtime's. Pass 0 for any free port; the bound one is in `port`. */
   port?: number;
@@ -36,6 +37,7 @@ export interface WebhookServerOptions {
   webhooks: Record<string, WebhookHandler>;
   /** Where the metrics go (default: a registry of the server's own, in `registry`). */
   registry?: Registry;
+  /** Where handler failures, refused requests and certificate reloads are logged (default: nowhere). */
   logger?: Logger;
   /** Deadline of a review whose URL has no `timeout`, in ms (default 10 000, kube's default timeoutSeconds). */
   defaultTimeout?: number;
@@ -45,10 +47,13 @@ export interface WebhookServerOptions {
   reload?: Observable<unknown>;
 }
 
+/** A running webhook server, from `startWebhookServer`; `close()` it on shutdown. */
 export interface WebhookServer {
   /** `https://host:port`, with the port bound. */
   readonly url: string;
+  /** The port bound: the one asked for, or the one picked when 0 was passed. */
   readonly port: number;
+  /** The registry the server's metrics are in: `options.registry` if given, else its own. */
   readonly registry: Registry;
   /** The certificate served, now and after each reload. */
   readonly certificates: Observable<ServingCertificate>;

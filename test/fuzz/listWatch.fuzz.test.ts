@@ -113,17 +113,19 @@ async function play(answer: Answer, res: ServerResponse): Promise<void> {
 /**
  * The test's own definition of a status no retry can fix, from the
  * Kubernetes API conventions (HTTP status codes) and not from the code
- * under test: the request is malformed (400 BadRequest, 422 Invalid), not
- * allowed (401 Unauthorized, 403 Forbidden), names what is not there (404
+ * under test: the request is malformed (400 BadRequest, 422 Invalid), names what is not there (404
  * NotFound: no such resource or namespace), or asks for what the server
  * does not do (405 MethodNotAllowed, 406 NotAcceptable, 415
  * UnsupportedMediaType). Everything else the conventions name is worth
  * another try: 409 Conflict and 429 TooManyRequests (after Retry-After),
- * 410 Gone (a re-list), 500/503/504 (the server's trouble); and a status
+ * 410 Gone (a re-list), 500/503/504 (the server's trouble), 401
+ * Unauthorized and 403 Forbidden (a token is rotated, RBAC is granted after
+ * the controller starts: client-go's reflector and kube-rs's watcher retry
+ * them with backoff); and a status
  * they do not name (418, 451, 599) tells a watcher nothing it could act on
  * but to try again.
  */
-const NO_RETRY_FIXES = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
+const NO_RETRY_FIXES = new Set([400, 404, 405, 406, 415, 422]);
 
 /** Could this answer, to this request, end the source with `code`? */
 function canBeFatal(answer: Answer | undefined, query: URLSearchParams, code: number): boolean {

@@ -6,17 +6,23 @@ export const restClientDurationBuckets: readonly number[] = [0.005, 0.025, 0.1, 
 
 /** What `restClientMetrics` is told of a request (a `RequestObserver`'s `ObservedRequest`, by shape: metrics import no client). */
 export interface RestRequest {
+  /** The HTTP method, labelled `method` on the counter and `verb` on the histogram. */
   method: string;
+  /** `host:port` of the API server, the `host` label. */
   host: string;
+  /** Whether its latency goes in the histogram: false for a watch, whose answer never ends. */
   timed: boolean;
 }
 
+/** client-go's `rest_client_*` metrics, fed through `request` (a `RequestObserver`). */
 export interface RestClientMetrics {
+  /** The registry the metrics are in; expose it on the metrics endpoint. */
   readonly registry: Registry;
   /** A request is sent; call what it returns once with the answer's HTTP status, or 0 when none came. Never throws. */
   request(request: RestRequest): (code: number) => void;
 }
 
+/** Where `restClientMetrics` registers, and the clock it times requests with. */
 export interface RestClientMetricsOptions {
   /** Default: a new one, never prom-client's global registry. */
   registry?: Registry;

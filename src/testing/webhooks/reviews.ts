@@ -18,9 +18,13 @@ export interface AdmissionReviewOptions {
   oldObject?: KubeObject;
   /** Default: the kind in lower case with an `s`, as most kinds are named. */
   resource?: string;
+  /** The subresource written, such as `status`; absent for the main resource. */
   subResource?: string;
+  /** Marks the request as not to be persisted (default false). */
   dryRun?: boolean;
+  /** The review's uid (default: a random UUID). */
   uid?: string;
+  /** Who sent the request (default `system:admin` in `system:masters`). */
   userInfo?: AdmissionRequest['userInfo'];
 }
 
@@ -56,6 +60,7 @@ export function admissionReview(operation: AdmissionOperation, object: KubeObjec
 
 /** What a handler answered, with its patch decoded and applied to the request's object. */
 export interface AdmissionResult {
+  /** The response as the handler returned it. */
   response: AdmissionResponse;
   /** The RFC 6902 operations of the patch ([] without one). */
   patch: Operation[];
@@ -76,10 +81,13 @@ export async function callAdmission(webhook: AdmissionWebhook, review: Admission
 
 /** What a test expects of an admission answer; each field given is checked. */
 export interface AdmissionExpectation {
+  /** Whether the request is to be allowed. */
   allowed?: boolean;
+  /** The denial's HTTP status code (`status.code`). */
   code?: number;
   /** A substring of the denial's message. */
   message?: string;
+  /** The exact warnings, in order; a response without any matches `[]`. */
   warnings?: string[];
   /** The object after the patch. */
   patched?: KubeObject;
