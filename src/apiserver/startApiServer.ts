@@ -181,7 +181,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   // A large socket buffer lets a burst of watch events go out in few writes.
   const tls = options.tls ?? options.rbac ?? false;
   const server: Server = tls
-    ? createTlsServer({ highWaterMark: 256 * 1024, ...servingCertificate(host, Date.now()) }, handler)
+    ? createTlsServer({ highWaterMark: 256 * 1024, ...(await servingCertificate(host, Date.now())) }, handler)
     : createServer({ highWaterMark: 256 * 1024 }, handler);
   server.on('connection', (socket) => {
     sockets.add(socket);
