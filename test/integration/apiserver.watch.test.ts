@@ -251,7 +251,8 @@ describe('embedded API server: watches', () => {
         res.on('close', endedFn);
       });
       req.end();
-      return { resume: () => resumeFn(), lines: () => body.split('\n').filter((l) => l !== ''), ended };
+      // Only whole lines: what follows the last newline is an event still arriving, not yet JSON.
+      return { resume: () => resumeFn(), lines: () => body.split('\n').slice(0, -1).filter((l) => l !== ''), ended };
     }
 
     it('holds events back while the client does not read and sends them all, in order, when it does', async () => {
