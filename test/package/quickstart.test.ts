@@ -58,7 +58,8 @@ describe('rxkube as a dependency: the README quickstart, from a packed tarball',
 
     // 2. The README's commands, in its order, with the tarball in place of the registry's rxkube.
     const readme = await readFile(join(root, 'README.md'), 'utf8');
-    const blocks = codeBlocks('README.md', readme.slice(0, readme.indexOf('\n## Working on rxkube itself')));
+    // The user's guide: from its heading (the developers' two commands sit above it) to the developers' section.
+    const blocks = codeBlocks('README.md', readme.slice(readme.indexOf('\n## Use rxkube in your project'), readme.indexOf('\n## Working on rxkube itself')));
     const app = join(dir, 'my-controller');
     await mkdir(app);
     const [install] = blocks.filter((b) => b.language === 'sh');
