@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { stringify } from 'yaml';
 import type { ApiServer } from 'rxkube/testing';
 import { start } from './apiserver.helpers.js';
 import { gadget, gadgetCrd, gadgetSchema } from './crdValidation.fixtures.js';
+import { describeKubectl, kubectlPath } from './kubectl.helpers.js';
 
 /**
  * CRD validation as a kubectl user meets it: the 422 of a custom resource
@@ -16,7 +16,6 @@ import { gadget, gadgetCrd, gadgetSchema } from './crdValidation.fixtures.js';
  * columns still printed.
  */
 
-const kubectlPath = '/usr/bin/kubectl';
 
 interface Run {
   code: number;
@@ -24,7 +23,7 @@ interface Run {
   stderr: string;
 }
 
-(existsSync(kubectlPath) ? describe : describe.skip)('kubectl: CRD validation', function () {
+describeKubectl('kubectl: CRD validation', function () {
   this.timeout(60_000);
   let server: ApiServer;
   let dir: string;

@@ -1,10 +1,42 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 
 /** The real kubectl (1.32, /usr/bin/kubectl), run as a person would against a server's kubeconfig. */
 
 export const kubectlPath = '/usr/bin/kubectl';
+
+/**
+ * kubectl missing is a failure, not a silent skip: these suites are part of
+ * the contract. RXKUBE_SKIP_KUBECTL=1 skips them on purpose, and the totals
+ * line then says how many were skipped.
+ */
+const skipOnPurpose = process.env.RXKUBE_SKIP_KUBECTL === '1';
+const missing =
+  `kubectl not found at ${kubectlPath}: this suite runs the real kubectl 1.32 against the embedded API server. ` +
+  'Install it (curl -LO https://dl.k8s.io/release/v1.32.4/bin/linux/amd64/kubectl && sudo install kubectl /usr/bin/kubectl; ' +
+  "not Debian's kubernetes-client package), or set RXKUBE_SKIP_KUBECTL=1 to skip the suite on purpose.";
+
+function requireKubectl(): void {
+  if (!existsSync(kubectlPath)) throw new Error(missing);
+}
+
+/** A suite that runs kubectl: it fails first thing, saying how to install it, when kubectl is missing. */
+export function describeKubectl(title: string, body: (this: Mocha.Suite) => void): void {
+  (skipOnPurpose ? describe.skip : describe)(title, function () {
+    before(requireKubectl);
+    body.call(this);
+  });
+}
+
+/** A test that runs kubectl, in a suite that otherwise does not: the same rule, for one test. */
+export function itKubectl(title: string, body: () => Promise<void>): void {
+  (skipOnPurpose ? it.skip : it)(title, async () => {
+    requireKubectl();
+    await body();
+  });
+}
 
 export interface KubectlRun {
   code: number | null;

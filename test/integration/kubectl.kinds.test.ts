@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import { expect } from 'chai';
 import { stringify } from 'yaml';
 import type { ApiServer } from 'rxkube/testing';
 import { start } from './apiserver.helpers.js';
-import { kubectlIn, kubectlPath, type Kubectl } from './kubectl.helpers.js';
+import { describeKubectl, kubectlIn, type Kubectl } from './kubectl.helpers.js';
 
 /**
  * kubectl 1.32 against the embedded server on what issue 13 adds: the built-in kinds it
@@ -50,7 +49,7 @@ const gadgetCrd = {
   },
 };
 
-(existsSync(kubectlPath) ? describe : describe.skip)('kubectl on the kinds, schemas and answers of issue 13', function () {
+describeKubectl('kubectl on the kinds, schemas and answers of issue 13', function () {
   this.timeout(60_000);
   let server: ApiServer;
   let dir: string;

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { expect } from 'chai';
 import { stringify } from 'yaml';
 import type { ApiServer } from 'rxkube/testing';
 import { start } from './apiserver.helpers.js';
+import { describeKubectl, kubectlPath } from './kubectl.helpers.js';
 
 /**
  * kubectl 1.32 against the embedded server with RBAC on (over HTTPS, since
@@ -16,7 +16,6 @@ import { start } from './apiserver.helpers.js';
  * creates the namespace `x` and its ServiceAccount `bot` that the others use.
  */
 
-const kubectlPath = '/usr/bin/kubectl';
 
 interface Run {
   code: number | null;
@@ -24,7 +23,7 @@ interface Run {
   stderr: string;
 }
 
-(existsSync(kubectlPath) ? describe : describe.skip)('kubectl against the embedded API server with RBAC', function () {
+describeKubectl('kubectl against the embedded API server with RBAC', function () {
   this.timeout(60_000);
   let server: ApiServer;
   let dir: string;
@@ -153,7 +152,7 @@ interface Run {
   });
 });
 
-(existsSync(kubectlPath) ? describe : describe.skip)('kubectl auth can-i against the embedded API server without RBAC', function () {
+describeKubectl('kubectl auth can-i against the embedded API server without RBAC', function () {
   this.timeout(60_000);
   let server: ApiServer;
   let dir: string;

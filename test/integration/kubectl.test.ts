@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,13 +6,13 @@ import { expect } from 'chai';
 import { stringify } from 'yaml';
 import type { ApiServer } from 'rxkube/testing';
 import { eventually, start, widgetCrd } from './apiserver.helpers.js';
+import { describeKubectl, kubectlPath } from './kubectl.helpers.js';
 
 /**
  * The real kubectl (1.32, /usr/bin/kubectl) against the embedded server,
  * through a kubeconfig the server wrote: what a person would type.
  */
 
-const kubectlPath = '/usr/bin/kubectl';
 
 interface Run {
   code: number | null;
@@ -45,18 +44,7 @@ const widget = (size: number, tier = 'gold'): Record<string, unknown> => ({
   spec: { size },
 });
 
-/**
- * kubectl missing is a failure, not a silent skip: this suite is part of
- * the contract. RXKUBE_SKIP_KUBECTL=1 skips it on purpose, and the totals
- * line then says how many were skipped.
- */
-const skipOnPurpose = process.env.RXKUBE_SKIP_KUBECTL === '1';
-const missing =
-  `kubectl not found at ${kubectlPath}: this suite runs the real kubectl 1.32 against the embedded API server. ` +
-  'Install it (curl -LO https://dl.k8s.io/release/v1.32.4/bin/linux/amd64/kubectl && sudo install kubectl /usr/bin/kubectl; ' +
-  "not Debian's kubernetes-client package), or set RXKUBE_SKIP_KUBECTL=1 to skip the suite on purpose.";
-
-(skipOnPurpose ? describe.skip : describe)('kubectl against the embedded API server', function () {
+describeKubectl('kubectl against the embedded API server', function () {
   this.timeout(60_000);
   let server: ApiServer | undefined;
   let dir = '';
@@ -64,7 +52,6 @@ const missing =
   const children: ChildProcess[] = [];
 
   before(async () => {
-    if (!existsSync(kubectlPath)) throw new Error(missing);
     const started = await start();
     server = started;
     dir = await mkdtemp(join(tmpdir(), 'rxkube-kubectl-'));

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { stringify } from 'yaml';
 import type { ApiServer } from 'rxkube/testing';
 import { allow, deny, mutatingWebhook, selfSignedCertificates, startWebhookServer, validatingWebhook, type AdmissionRequest, type SelfSignedCertificates, type WebhookServer } from 'rxkube/webhooks';
 import { eventually, modelCrd, start, widgetCrd } from './apiserver.helpers.js';
+import { itKubectl, kubectlPath } from './kubectl.helpers.js';
 
 /**
  * The embedded API server calling admission webhooks that rxkube serves,
@@ -17,7 +17,6 @@ import { eventually, modelCrd, start, widgetCrd } from './apiserver.helpers.js';
  * a ValidatingWebhookConfiguration or a MutatingWebhookConfiguration.
  */
 
-const kubectlPath = '/usr/bin/kubectl';
 
 function configMap(name: string, namespace = 'default', labels?: Record<string, string>, data: Record<string, string> = { a: '1' }): V1ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(labels !== undefined ? { labels } : {}) }, data };
@@ -167,7 +166,7 @@ describe('the embedded API server calling admission webhooks', function () {
     await core.createNamespacedConfigMap({ namespace: 'default', body: configMap('small') });
   });
 
-  (existsSync(kubectlPath) ? it : it.skip)('shows kubectl the denial and the webhook warnings', async () => {
+  itKubectl('shows kubectl the denial and the webhook warnings', async () => {
     await validating({ path: '/deny-big' });
     const denied = await kubectl(['create', '-f', '-'], stringify(configMap('big', 'default', undefined, { a: '1', b: '2', c: '3' })));
     expect(denied.code).to.equal(1);
