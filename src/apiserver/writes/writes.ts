@@ -385,7 +385,13 @@ export function prepareUpdate(
   ctx: WriteContext,
 ): KubeObject | undefined {
   const obj = decodeBody(type, body, url.namespace, ctx.ownsBody === true);
-  if (!ctx.managedFieldsDone) checkBuiltinFields(type, obj, ctx);
+  if (!ctx.managedFieldsDone && type.builtin) {
+    // A top-level field identical to the stored one was checked when it was stored: shared (frozen)
+    // first, the unknown-field walk skips it. Built-ins only: a custom resource's schema still
+    // prunes and defaults in place below.
+    shareUnchanged(obj as unknown as Plain, live as unknown as Plain);
+    checkBuiltinFields(type, obj, ctx);
+  }
   const name = obj.metadata.name ?? '';
   if (name !== url.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${url.name})`);
   const gr = { group: type.group, resource: type.resource };
