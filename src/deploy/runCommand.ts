@@ -1,0 +1,61 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseArgs } from 'node:util';
+import { runController } from '../controller/runController.js';
+import { define, DefinitionError, loadDefinition } from './definition.js';
+import type { ManifestsIo } from './manifestsCommand.js';
+
+/**
+ * `rxkube run <module>`: the image's start command. Runs the controller
+ * definition `<module>` exports with `runController()` (health server on
+ * its port, graceful shutdown on SIGTERM) until it stops, against the
+ * cluster of the default kubeconfig: the pod's ServiceAccount in a
+ * cluster, else `KUBECONFIG` or `~/.kube/config`. Its namespace is
+ * `POD_NAMESPACE` (the Deployment sets it), else `--namespace`, else
+ * `default`. Exit codes: 0 once stopped cleanly, 1 when the controller
+ * failed, 2 for a bad command line or module.
+ */
+
+export const runUsage = `usage: rxkube run <module> [--namespace ns]
+
+Runs the controller definition <module> exports until SIGTERM or SIGINT, against the pod's
+ServiceAccount in a cluster (else KUBECONFIG or ~/.kube/config), in namespace POD_NAMESPACE
+(else --namespace, else "default").
+`;
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({ args, options: { namespace: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    return err as Error;
+  }
+}
+
+/** Runs `rxkube run`; returns the exit code once the controller has stopped. */
+export async function runCommand(args: string[], io: ManifestsIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const parsed = parse(args);
+  if (parsed instanceof Error) {
+    io.err(`rxkube run: ${parsed.message}\n\n${runUsage}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    io.out(runUsage);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) {
+    io.err(`rxkube run: needs exactly one module\n\n${runUsage}`);
+    return 2;
+  }
+  const namespace = env.POD_NAMESPACE ?? parsed.values.namespace ?? 'default';
+  try {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromDefault();
+    const defined = define(await loadDefinition(parsed.positionals[0] as string), kubeConfig, namespace);
+    const { crds: _crds, ...options } = defined;
+    const running = await runController(options);
+    await running.done;
+    return 0;
+  } catch (error) {
+    io.err(`rxkube run: ${error instanceof Error ? error.message : String(error)}`);
+    return error instanceof DefinitionError ? 2 : 1;
+  }
+}
