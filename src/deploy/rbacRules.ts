@@ -47,6 +47,14 @@ function leaseOf(lease: string): { namespace: string; name: string } {
   return { namespace, name };
 }
 
+/** By group, then resource, then names (a rule for any name first). */
+function byGroupResourceNames(a: RbacRule, b: RbacRule): number {
+  const text = (r: RbacRule): string[] => [r.apiGroups[0] ?? '', r.resources[0] ?? '', (r.resourceNames ?? []).join(',')];
+  const [x, y] = [text(a), text(b)];
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return (x[i] as string) < (y[i] as string) ? -1 : 1;
+  return 0;
+}
+
 /** Every rule the controller needs, by scope: the ClusterRole's first (if any), then each namespace's, sorted. */
 export function controllerRbac(options: RbacInput): ScopedRules[] {
   // scope → "group|resource|names" → verbs
@@ -80,12 +88,12 @@ export function controllerRbac(options: RbacInput): ScopedRules[] {
   return scopes.map((scope) => ({
     namespace: scope === cluster ? undefined : scope,
     rules: [...(grants.get(scope) as Map<string, Set<string>>).entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
       .map(([key, verbs]) => {
         const [group, resource, names] = JSON.parse(key) as [string, string, string[]];
         const rule: RbacRule = { apiGroups: [group], resources: [resource], verbs: verbOrder.filter((v) => verbs.has(v)) };
         if (names.length > 0) rule.resourceNames = names;
         return rule;
-      }),
+      })
+      .sort(byGroupResourceNames),
   }));
 }
