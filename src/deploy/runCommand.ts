@@ -15,16 +15,35 @@ import type { ManifestsIo } from './manifestsCommand.js';
  * failed, 2 for a bad command line or module.
  */
 
-export const runUsage = `usage: rxkube run <module> [--namespace ns]
+export const runUsage = `usage: rxkube run <module> [options]
 
 Runs the controller definition <module> exports until SIGTERM or SIGINT, against the pod's
 ServiceAccount in a cluster (else KUBECONFIG or ~/.kube/config), in namespace POD_NAMESPACE
 (else --namespace, else "default").
+
+options:
+  --namespace <ns>           the namespace when POD_NAMESPACE is not set
+  --health-port <n>          port of /metrics, /healthz, /readyz (default: the definition's, else 8080)
+  --webhook-port <n>         port of the webhooks (default: the definition's, else 9443)
+  --webhook-cert-dir <dir>   where the webhooks' tls.crt and tls.key are (default: the definition's)
+  -h, --help                 show this help
 `;
+
+const portPattern = /^\d{1,5}$/;
 
 function parse(args: string[]) {
   try {
-    return parseArgs({ args, options: { namespace: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    const parsed = parseArgs({
+      args,
+      options: { namespace: { type: 'string' }, 'health-port': { type: 'string' }, 'webhook-port': { type: 'string' }, 'webhook-cert-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    for (const name of ['health-port', 'webhook-port'] as const) {
+      const value = parsed.values[name];
+      if (value !== undefined && (!portPattern.test(value) || Number(value) > 65535)) return new Error(`--${name} must be a port number, got ${JSON.stringify(value)}`);
+    }
+    return parsed;
   } catch (err) {
     return err as Error;
   }
@@ -51,6 +70,16 @@ export async function runCommand(args: string[], io: ManifestsIo, env: NodeJS.Pr
     kubeConfig.loadFromDefault();
     const defined = define(await loadDefinition(parsed.positionals[0] as string), kubeConfig, namespace);
     const { crds: _crds, ...options } = defined;
+    const { values } = parsed;
+    if (values['health-port'] !== undefined && options.health !== false) options.health = { ...options.health, port: Number(values['health-port']) };
+    if (options.webhooks !== undefined) {
+      const certDir = values['webhook-cert-dir'];
+      options.webhooks = {
+        ...options.webhooks,
+        ...(values['webhook-port'] !== undefined ? { port: Number(values['webhook-port']) } : {}),
+        ...(certDir !== undefined ? { tls: { certDir } } : {}),
+      };
+    }
     const running = await runController(options);
     await running.done;
     return 0;
