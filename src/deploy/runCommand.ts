@@ -66,9 +66,10 @@ export async function runCommand(args: string[], io: ManifestsIo, env: NodeJS.Pr
   }
   const namespace = env.POD_NAMESPACE ?? parsed.values.namespace ?? 'default';
   try {
+    const definition = await loadDefinition(parsed.positionals[0] as string);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromDefault();
-    const defined = define(await loadDefinition(parsed.positionals[0] as string), kubeConfig, namespace);
+    const defined = define(definition, kubeConfig, namespace);
     const { crds: _crds, ...options } = defined;
     const { values } = parsed;
     if (values['health-port'] !== undefined && options.health !== false) options.health = { ...options.health, port: Number(values['health-port']) };
