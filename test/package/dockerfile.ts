@@ -75,8 +75,7 @@ export async function buildWithoutDocker(dockerfile: string, context: string, in
         if (base === undefined) throw new Error(`COPY --from=${from ?? ''}: no such stage`);
         const intoDir = words.length > 1 || dest.endsWith('/') || words[0] === '.';
         for (const source of words) {
-          const path = from === undefined ? join(base, source) : join(base, source);
-          await cp(path, intoDir ? join(dest, source === '.' ? '' : (source.split('/').pop() as string)) : dest, { recursive: true });
+          await cp(join(base, source), intoDir ? join(dest, source === '.' ? '' : (source.split('/').pop() as string)) : dest, { recursive: true });
         }
         break;
       }
