@@ -1,7 +1,10 @@
 import { apiserverCommand, apiserverUsage, UsageError, type CliIo } from './apiserver/cli.js';
+import { manifestsCommand } from './deploy/manifestsCommand.js';
+import { runCommand } from './deploy/runCommand.js';
 
 /**
- * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`).
+ * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`,
+ * `rxkube manifests`, `rxkube run`).
  * A program entry like `bin/rxkube.js`, not a part of the library: it may
  * import any part. Failures are exit codes; nothing here calls
  * `process.exit`.
@@ -19,6 +22,17 @@ function signals(): Promise<NodeJS.Signals> {
   });
 }
 
+const usage = `usage: rxkube <command> [options]
+
+commands:
+  apiserver            run the embedded Kubernetes API server
+  manifests <module>   print the YAML that deploys a controller definition
+  run <module>         run a controller definition (the container's start command)
+
+rxkube <command> --help describes each.
+
+${apiserverUsage}`;
+
 const defaultIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
@@ -32,14 +46,18 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     switch (command) {
       case 'apiserver':
         return await apiserverCommand(rest, io);
+      case 'manifests':
+        return await manifestsCommand(rest, io);
+      case 'run':
+        return await runCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':
       case 'help':
-        io.out(apiserverUsage);
+        io.out(usage);
         return command === undefined ? 2 : 0;
       default:
-        io.err(`rxkube: unknown command ${JSON.stringify(command)}\n\n${apiserverUsage}`);
+        io.err(`rxkube: unknown command ${JSON.stringify(command)}\n\n${usage}`);
         return 2;
     }
   } catch (error) {

@@ -33,3 +33,15 @@ export function configMapRolloutOptions(kubeConfig: KubeConfig, options: ConfigM
 export function configMapRolloutController(kubeConfig: KubeConfig, options: ConfigMapRolloutOptions = {}): Controller<Deployment> {
   return controller(configMapRolloutOptions(kubeConfig, options));
 }
+
+/**
+ * What `rxkube manifests` and `rxkube run` read: configmap-rollout in the
+ * namespace it is deployed to. Its one write is the merge patch of a
+ * Deployment's pod template annotation; ConfigMaps it only watches.
+ */
+export function definition(kubeConfig: KubeConfig, where: { namespace: string }): ControllerOptions<Deployment> {
+  return {
+    ...configMapRolloutOptions(kubeConfig, { namespace: where.namespace }),
+    permissions: [{ group: 'apps', resource: 'deployments', verbs: ['patch'] }],
+  };
+}

@@ -1,6 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { controller, type Controller, type ControllerOptions, type ObjectKey } from 'rxkube';
-import { podAutoscalerOptions, type PodAutoscalerOptions } from '../podautoscaler/controller.js';
+import { hostname } from 'node:os';
+import { controller, type Controller, type ControllerOptions, type KubeObject, type ObjectKey } from 'rxkube';
+import { podAutoscalerOptions, podAutoscalerPermissions, type PodAutoscalerOptions } from '../podautoscaler/controller.js';
+import { podAutoscalerCrd } from '../podautoscaler/crd.js';
 import { reconcilePodAutoscaler } from '../podautoscaler/reconcile.js';
 import type { PodAutoscaler } from '../podautoscaler/types.js';
 
@@ -62,5 +64,20 @@ export function replicaOptions(kubeConfig: KubeConfig, options: ReplicaOptions):
           }
         }
       : reconcilePodAutoscaler,
+  };
+}
+
+/**
+ * What `rxkube manifests` and `rxkube run` read: the podautoscaler as
+ * replicas under leader election (`--replicas 2`), on the Lease
+ * `podautoscaler-leader` of the namespace it is deployed to, each named
+ * after its pod.
+ */
+export function definition(kubeConfig: KubeConfig, where: { namespace: string }): ControllerOptions<PodAutoscaler> & { crds: KubeObject[] } {
+  const identity = process.env.POD_NAME ?? hostname();
+  return {
+    ...replicaOptions(kubeConfig, { identity, namespace: where.namespace, lease: `${where.namespace}/podautoscaler-leader` }),
+    permissions: podAutoscalerPermissions,
+    crds: [podAutoscalerCrd()],
   };
 }

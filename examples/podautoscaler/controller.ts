@@ -1,8 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { controller, type Controller, type ControllerOptions } from 'rxkube';
+import { controller, type Controller, type ControllerOptions, type KubeObject } from 'rxkube';
+import { podAutoscalerCrd } from './crd.js';
 import { reconcilePodAutoscaler } from './reconcile.js';
 import { autoscalerToRivals, deploymentToAutoscalers } from './triggers.js';
-import { deployments, podAutoscalers, type PodAutoscaler } from './types.js';
+import { deployments, GROUP, podAutoscalers, type PodAutoscaler } from './types.js';
+import { podAutoscalerWebhooks, v2Version } from './webhooks.js';
 
 /** Everything of `controller()`'s options but what makes it a podautoscaler; `name` defaults to `podautoscaler`. */
 export interface PodAutoscalerOptions extends Partial<Omit<ControllerOptions<PodAutoscaler>, 'kubeConfig' | 'for' | 'owns' | 'watches' | 'reconcile'>> {
@@ -37,3 +39,29 @@ export function podAutoscalerOptions(kubeConfig: KubeConfig, options: PodAutosca
 export function podAutoscalerController(kubeConfig: KubeConfig, options: PodAutoscalerOptions = {}): Controller<PodAutoscaler> {
   return controller(podAutoscalerOptions(kubeConfig, options));
 }
+
+/**
+ * What `rxkube manifests` and `rxkube run` read: the podautoscaler in the
+ * namespace it is deployed to, with what its reconcile writes (the
+ * finalizer and status of PodAutoscalers, the replicas and stamp of
+ * Deployments), its webhooks and its CRD (v1 and v2).
+ *
+ *   npx rxkube manifests examples/podautoscaler/controller.ts --namespace autoscalers | kubectl apply -f -
+ */
+export function definition(kubeConfig: KubeConfig, where: { namespace: string }) {
+  const crd = podAutoscalerCrd() as KubeObject & { spec: { versions: unknown[] } };
+  crd.spec.versions.push(v2Version());
+  return {
+    ...podAutoscalerOptions(kubeConfig, { namespace: where.namespace }),
+    permissions: podAutoscalerPermissions,
+    webhooks: { tls: { certDir: '/tmp/k8s-webhook-server/serving-certs' }, ...podAutoscalerWebhooks() },
+    crds: [crd],
+  };
+}
+
+/** What the reconcile does besides watching: reads and patches PodAutoscalers (the finalizer), writes their status, patches Deployments. */
+export const podAutoscalerPermissions: NonNullable<ControllerOptions<PodAutoscaler>['permissions']> = [
+  { group: GROUP, resource: 'podautoscalers', verbs: ['get', 'patch'] },
+  { group: GROUP, resource: 'podautoscalers/status', verbs: ['update'] },
+  { group: 'apps', resource: 'deployments', verbs: ['patch'] },
+];

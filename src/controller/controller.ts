@@ -21,6 +21,7 @@ import { sourceMetrics } from '../sinks/metrics/sourceMetrics.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import type { Lister } from '../store/store.js';
 import type { Delta, KubeObject, ObjectKey, ResourceRef } from '../types.js';
+import { checkPermissions, type ControllerPermission } from './permissions.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
 import { reconcileContext, wire } from './wiring.js';
 
@@ -107,6 +108,13 @@ export interface ControllerOptions<T extends KubeObject> {
   watches?: ExtraWatch[];
   /** The reconcile, run for each key of `for` that needs it, never twice at once for one key. */
   reconcile: ControllerReconciler<T>;
+  /**
+   * What the reconcile may do on the API server besides the list and watch
+   * of `for`, `owns` and `watches` (which need no declaring): `rxkube
+   * manifests` grants exactly these, with Events and the Lease, and no more.
+   * Declarative only: the controller does not check its own writes.
+   */
+  permissions?: readonly ControllerPermission[];
   /** Reconciles in flight at most (default 1). */
   concurrency?: number;
   /** Filters updates of the primary resource (creates and deletes always pass). */
@@ -356,6 +364,7 @@ function validate<T extends KubeObject>(options: ControllerOptions<T>): void {
   if (typeof options.name !== 'string' || options.name === '') throw new TypeError('controller needs a non-empty name');
   if (typeof options.reconcile !== 'function') throw new TypeError(`controller "${options.name}" needs a reconcile function`);
   if (!options.kubeConfig) throw new TypeError(`controller "${options.name}" needs a kubeConfig`);
+  checkPermissions(options.name, options.permissions);
   for (const [role, resource] of [['for', options.for], ...(options.owns ?? []).map((r) => ['owns', r] as const), ...(options.watches ?? []).map((w) => ['watches', w.resource] as const)] as const) {
     if (!resource || typeof resource.resource !== 'string' || typeof resource.version !== 'string' || typeof resource.kind !== 'string') {
       throw new TypeError(`controller "${options.name}": ${role} needs { group, version, resource, kind }`);

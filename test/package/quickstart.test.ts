@@ -1,36 +1,9 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { codeBlocks } from '../support/markdown.js';
-
-const exec = promisify(execFile);
-const root = new URL('../..', import.meta.url).pathname;
-
-/** Runs `command` in `cwd` as a user's shell would, failing with its output. */
-async function sh(command: string, cwd: string, env: NodeJS.ProcessEnv, timeout = 240_000): Promise<string> {
-  try {
-    const { stdout, stderr } = await exec('sh', ['-c', command], { cwd, env, timeout, maxBuffer: 32 * 1024 * 1024 });
-    return stdout + stderr;
-  } catch (err) {
-    const { stdout, stderr } = err as { stdout?: string; stderr?: string };
-    throw new Error(`\`${command}\` failed in ${cwd}:\n${stdout ?? ''}${stderr ?? ''}\n${String(err)}`);
-  }
-}
-
-/** A copy of the working tree as a clean clone has it: tracked and unignored files, no dist/, and this repository's node_modules. */
-async function cleanClone(into: string): Promise<void> {
-  const { stdout } = await exec('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, maxBuffer: 32 * 1024 * 1024 });
-  for (const file of stdout.split('\0').filter(Boolean)) {
-    await mkdir(dirname(join(into, file)), { recursive: true });
-    await cp(join(root, file), join(into, file)).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err; // a file deleted but not yet committed
-    });
-  }
-  await symlink(join(root, 'node_modules'), join(into, 'node_modules'));
-}
+import { cleanClone, root, sh, userEnv } from './packaging.js';
 
 describe('rxkube as a dependency: the README quickstart, from a packed tarball', function () {
   this.timeout(600_000);
@@ -43,7 +16,7 @@ describe('rxkube as a dependency: the README quickstart, from a packed tarball',
   });
 
   it('packs a working dist/, installs with one copy of rxjs and client-node, compiles strictly, converges on the embedded server and passes its tests', async () => {
-    const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_(package|lifecycle)_/.test(name) && name !== 'KUBECONFIG'));
+    const env = userEnv();
 
     // 1. `npm pack` of a clean clone builds dist/ (prepack).
     const clone = join(dir, 'rxkube');

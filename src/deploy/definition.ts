@@ -1,0 +1,86 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { RunControllerOptions } from '../controller/runController.js';
+import type { KubeObject } from '../types.js';
+
+/**
+ * A controller definition: what a controller module exports for `rxkube
+ * manifests` (which derives the Deployment, RBAC, CRDs and webhook
+ * configurations from it) and `rxkube run` (which runs it in the image):
+ *
+ *   export function definition(kubeConfig: KubeConfig, where: { namespace: string }) {
+ *     return { ...podAutoscalerOptions(kubeConfig, { namespace: where.namespace }), crds: [podAutoscalerCrd()] };
+ *   }
+ *
+ * A function, so that exporting it starts nothing: it returns
+ * `runController()`'s options (the controller's wiring, `permissions`,
+ * `leaderElection`, `gracePeriod`, `health`, `webhooks`) and the
+ * CustomResourceDefinitions the controller serves. `where.namespace` is
+ * the namespace it is deployed to (`POD_NAMESPACE` when it runs).
+ */
+export type ControllerDefinition = (kubeConfig: KubeConfig, where: { namespace: string }) => DefinedController;
+
+/** What a definition returns. */
+export type DefinedController = RunControllerOptions<KubeObject> & { crds?: readonly KubeObject[] };
+
+/** A module path that does not hold a definition, or a definition of the wrong shape: a usage error (exit 2). */
+export class DefinitionError extends Error {
+  override readonly name = 'DefinitionError';
+}
+
+/** A kubeconfig that reaches nothing: `rxkube manifests` calls the definition only to read its options. */
+export function placeholderKubeConfig(): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'manifests', server: 'https://kubernetes.default.svc', skipTLSVerify: false }],
+    users: [{ name: 'manifests' }],
+    contexts: [{ name: 'manifests', cluster: 'manifests', user: 'manifests' }],
+    currentContext: 'manifests',
+  });
+  return kubeConfig;
+}
+
+/** Imports `path` (a `.ts` module through tsx, which must then be installed) and returns its `definition` export. */
+export async function loadDefinition(path: string): Promise<ControllerDefinition> {
+  const file = resolve(path);
+  if (!existsSync(file)) throw new DefinitionError(`no module at ${file}`);
+  const url = pathToFileURL(file).href;
+  let module: Record<string, unknown>;
+  if (/\.[mc]?ts$/.test(file)) {
+    let tsImport: (specifier: string, parent: string) => Promise<Record<string, unknown>>;
+    try {
+      ({ tsImport } = (await import('tsx/esm/api')) as unknown as { tsImport: typeof tsImport });
+    } catch {
+      throw new DefinitionError(`${path} is TypeScript: install tsx (npm install --save-dev tsx) or pass the compiled .js module`);
+    }
+    module = await tsImport(url, import.meta.url);
+  } else {
+    module = (await import(url)) as Record<string, unknown>;
+  }
+  const definition = module.definition;
+  if (typeof definition !== 'function') {
+    const has = Object.keys(module).filter((k) => k !== 'default');
+    throw new DefinitionError(
+      `${path} exports no definition function (export function definition(kubeConfig, { namespace }) returning runController's options); it exports ${has.length > 0 ? has.join(', ') : 'nothing'}`,
+    );
+  }
+  return definition as ControllerDefinition;
+}
+
+/** Calls the definition and checks what it returned: a name, a primary resource, a reconcile, CRDs as objects. */
+export function define(definition: ControllerDefinition, kubeConfig: KubeConfig, namespace: string): DefinedController {
+  const defined = definition(kubeConfig, { namespace }) as Partial<DefinedController> | undefined;
+  if (defined === null || typeof defined !== 'object') throw new DefinitionError(`the definition returned ${JSON.stringify(defined)}, not runController's options`);
+  if (typeof defined.name !== 'string' || defined.name === '') throw new DefinitionError('the definition returned no name');
+  const primary = defined.for;
+  if (primary === undefined || typeof primary.resource !== 'string' || typeof primary.version !== 'string' || typeof primary.kind !== 'string') {
+    throw new DefinitionError(`the definition of "${defined.name}" needs for: { group, version, resource, kind }`);
+  }
+  if (typeof defined.reconcile !== 'function') throw new DefinitionError(`the definition of "${defined.name}" has no reconcile function`);
+  if (defined.crds !== undefined && (!Array.isArray(defined.crds) || defined.crds.some((c: KubeObject) => c?.kind !== 'CustomResourceDefinition'))) {
+    throw new DefinitionError(`the definition of "${defined.name}": crds must be CustomResourceDefinition objects`);
+  }
+  return defined as DefinedController;
+}

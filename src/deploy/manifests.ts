@@ -1,0 +1,190 @@
+import type { ControllerWebhooks } from '../controller/controllerWebhooks.js';
+import type { KubeObject } from '../types.js';
+import { webhookPaths } from '../webhooks/webhookPaths.js';
+import type { DefinedController } from './definition.js';
+import { controllerRbac, type ScopedRules } from './rbacRules.js';
+
+/**
+ * The objects that deploy a controller definition to a cluster: its
+ * CustomResourceDefinitions, a ServiceAccount, the Roles or ClusterRole
+ * `controllerRbac` derives and their bindings, a Service (with the
+ * scrape annotations Prometheus' kubernetes_sd configurations read, no
+ * ServiceMonitor needed), the Deployment, and, when it has webhooks, their
+ * configurations and serving certificate. Pure: the same input gives the
+ * same objects, in the order `kubectl apply` needs them.
+ */
+
+/** Where and how the controller is deployed. */
+export interface ManifestOptions {
+  /** The namespace of the Deployment, ServiceAccount, Service and bindings. */
+  namespace: string;
+  /** The container image (built from the Dockerfile). */
+  image: string;
+  /** Default 1; more wants `leaderElection` (or sharding). */
+  replicas?: number;
+  /** Container resources (defaults: requests 100m CPU and 128Mi, limit 256Mi memory). */
+  resources?: { requests: Record<string, string>; limits: Record<string, string> };
+  /**
+   * The webhooks' CA (`caBundle`, base64 PEM) and, unless something else
+   * writes it (cert-manager), the serving certificate for the Secret the
+   * pod mounts.
+   */
+  webhookCertificate?: { caBundle: string; cert?: string; key?: string };
+}
+
+const rbacApi = 'rbac.authorization.k8s.io';
+const defaultCertDir = '/tmp/k8s-webhook-server/serving-certs';
+
+function labelsOf(name: string): Record<string, string> {
+  return { 'app.kubernetes.io/name': name, 'app.kubernetes.io/managed-by': 'rxkube' };
+}
+
+/** The serving certificate Secret's name, for a definition named `name`. */
+export const webhookSecretName = (name: string): string => `${name}-webhook-tls`;
+
+/** The DNS names the webhook Service answers to, for the serving certificate. */
+export const webhookDnsNames = (name: string, namespace: string): string[] => [`${name}.${namespace}.svc`, `${name}.${namespace}.svc.cluster.local`];
+
+function rbacObjects(name: string, namespace: string, scopes: ScopedRules[]): KubeObject[] {
+  const subject = { kind: 'ServiceAccount', name, namespace };
+  return scopes.flatMap(({ namespace: scope, rules }) => {
+    if (scope === undefined) {
+      const roleName = `${namespace}-${name}`;
+      return [
+        { apiVersion: `${rbacApi}/v1`, kind: 'ClusterRole', metadata: { name: roleName, labels: labelsOf(name) }, rules },
+        { apiVersion: `${rbacApi}/v1`, kind: 'ClusterRoleBinding', metadata: { name: roleName, labels: labelsOf(name) }, roleRef: { apiGroup: rbacApi, kind: 'ClusterRole', name: roleName }, subjects: [subject] },
+      ];
+    }
+    return [
+      { apiVersion: `${rbacApi}/v1`, kind: 'Role', metadata: { name, namespace: scope, labels: labelsOf(name) }, rules },
+      { apiVersion: `${rbacApi}/v1`, kind: 'RoleBinding', metadata: { name, namespace: scope, labels: labelsOf(name) }, roleRef: { apiGroup: rbacApi, kind: 'Role', name }, subjects: [subject] },
+    ];
+  });
+}
+
+function ports(defined: DefinedController): { health: number; webhooks: number | undefined } {
+  const health = defined.health === false ? undefined : defined.health?.port;
+  return { health: health ?? 8080, webhooks: defined.webhooks === undefined ? undefined : (defined.webhooks.port ?? 9443) };
+}
+
+function certDirOf(webhooks: ControllerWebhooks<KubeObject>): string {
+  return 'certDir' in webhooks.tls ? webhooks.tls.certDir : defaultCertDir;
+}
+
+function deployment(defined: DefinedController, options: ManifestOptions): KubeObject {
+  const { name } = defined;
+  const port = ports(defined);
+  const graceSeconds = Math.ceil((defined.gracePeriod ?? 30_000) / 1000);
+  const fieldEnv = (envName: string, fieldPath: string) => ({ name: envName, valueFrom: { fieldRef: { fieldPath } } });
+  const probe = (path: string, period: number) => ({ httpGet: { path, port: 'health' }, periodSeconds: period, failureThreshold: 3 });
+  const container: Record<string, unknown> = {
+    name: 'controller',
+    image: options.image,
+    env: [fieldEnv('POD_NAMESPACE', 'metadata.namespace'), fieldEnv('POD_NAME', 'metadata.name')],
+    ports: [{ name: 'health', containerPort: port.health }, ...(port.webhooks !== undefined ? [{ name: 'webhooks', containerPort: port.webhooks }] : [])],
+    livenessProbe: { ...probe('/healthz', 20), initialDelaySeconds: 5 },
+    readinessProbe: probe('/readyz', 10),
+    resources: options.resources ?? { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+    securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+  };
+  const volumes: unknown[] = [];
+  if (defined.webhooks !== undefined) {
+    container.volumeMounts = [{ name: 'webhook-certs', mountPath: certDirOf(defined.webhooks), readOnly: true }];
+    volumes.push({ name: 'webhook-certs', secret: { secretName: webhookSecretName(name) } });
+  }
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: options.namespace, labels: labelsOf(name) },
+    spec: {
+      replicas: options.replicas ?? 1,
+      selector: { matchLabels: labelsOf(name) },
+      template: {
+        metadata: { labels: labelsOf(name) },
+        spec: {
+          serviceAccountName: name,
+          // Longer than the controller's own grace period: in-flight reconciles finish, then the Lease is released, before the kubelet's SIGKILL.
+          terminationGracePeriodSeconds: graceSeconds + 15,
+          securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+          containers: [container],
+          ...(volumes.length > 0 ? { volumes } : {}),
+        },
+      },
+    },
+  } as KubeObject;
+}
+
+function service(defined: DefinedController, namespace: string): KubeObject {
+  const port = ports(defined);
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: defined.name,
+      namespace,
+      labels: labelsOf(defined.name),
+      annotations: { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port.health), 'prometheus.io/path': '/metrics' },
+    },
+    spec: {
+      selector: labelsOf(defined.name),
+      ports: [
+        { name: 'health', port: port.health, targetPort: 'health' },
+        ...(port.webhooks !== undefined ? [{ name: 'webhooks', port: 443, targetPort: 'webhooks' }] : []),
+      ],
+    },
+  } as KubeObject;
+}
+
+function webhookConfigurations(defined: DefinedController, namespace: string, caBundle: string): KubeObject[] {
+  const hooks = defined.webhooks as ControllerWebhooks<KubeObject>;
+  const primary = defined.for;
+  const paths = webhookPaths(primary);
+  const group = primary.group ?? '';
+  const hook = (name: string, path: string) => ({
+    name: `${name}.${primary.resource}.${group === '' ? 'core' : group}`,
+    admissionReviewVersions: ['v1'],
+    sideEffects: 'None',
+    failurePolicy: 'Fail',
+    timeoutSeconds: 10,
+    clientConfig: { service: { name: defined.name, namespace, path, port: 443 }, caBundle },
+    rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [group], apiVersions: [primary.version], resources: [primary.resource] }],
+  });
+  const out: KubeObject[] = [];
+  const meta = { name: `${namespace}-${defined.name}`, labels: labelsOf(defined.name) };
+  if (hooks.default !== undefined) out.push({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: meta, webhooks: [hook('default', paths.default)] } as KubeObject);
+  if (hooks.validate !== undefined) out.push({ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: meta, webhooks: [hook('validate', paths.validate)] } as KubeObject);
+  return out;
+}
+
+/** The CRDs, the one of the primary kind set to convert through the controller's conversion webhook when it has one. */
+function crdsOf(defined: DefinedController, namespace: string, caBundle: string | undefined): KubeObject[] {
+  const primary = defined.for;
+  return (defined.crds ?? []).map((crd) => {
+    const spec = (crd as { spec?: { group?: string; names?: { plural?: string } } }).spec;
+    const converts = defined.webhooks?.convert !== undefined && spec?.group === (primary.group ?? '') && spec?.names?.plural === primary.resource;
+    if (!converts || caBundle === undefined) return crd;
+    const clientConfig = { service: { name: defined.name, namespace, path: webhookPaths(primary).convert, port: 443 }, caBundle };
+    return { ...crd, spec: { ...spec, conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig } } } } as KubeObject;
+  });
+}
+
+/** Every object that deploys `defined`, in the order to apply them. */
+export function controllerManifests(defined: DefinedController, options: ManifestOptions): KubeObject[] {
+  const { name } = defined;
+  const { namespace } = options;
+  if (defined.webhooks !== undefined && options.webhookCertificate === undefined) throw new TypeError(`"${name}" has webhooks: its manifests need their CA (webhookCertificate)`);
+  const cert = options.webhookCertificate;
+  const secret: KubeObject[] =
+    defined.webhooks !== undefined && cert?.cert !== undefined && cert.key !== undefined
+      ? [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: webhookSecretName(name), namespace, labels: labelsOf(name) }, type: 'kubernetes.io/tls', stringData: { 'tls.crt': cert.cert, 'tls.key': cert.key } } as KubeObject]
+      : [];
+  return [
+    ...crdsOf(defined, namespace, cert?.caBundle),
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels: labelsOf(name) } },
+    ...rbacObjects(name, namespace, controllerRbac(defined)),
+    ...secret,
+    service(defined, namespace),
+    deployment(defined, options),
+    ...(defined.webhooks !== undefined && cert !== undefined ? webhookConfigurations(defined, namespace, cert.caBundle) : []),
+  ];
+}

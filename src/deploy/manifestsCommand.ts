@@ -1,0 +1,119 @@
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { stringify } from 'yaml';
+import { selfSignedCertificates } from '../webhooks/certificates.js';
+import { define, DefinitionError, loadDefinition, placeholderKubeConfig } from './definition.js';
+import { controllerManifests, webhookDnsNames, type ManifestOptions } from './manifests.js';
+
+/**
+ * `rxkube manifests <module>`: prints, as one YAML stream for `kubectl
+ * apply -f -`, what deploys the controller definition that `<module>`
+ * exports (see `ControllerDefinition`). Exit codes: 0 printed, 1 the module
+ * failed to load or its definition threw, 2 a bad command line or a module
+ * without a well-formed `definition`.
+ */
+
+export const manifestsUsage = `usage: rxkube manifests <module> [options]
+
+Prints the YAML that deploys the controller definition <module> exports
+(export function definition(kubeConfig, { namespace }) returning runController's options and its crds):
+CRDs, ServiceAccount, Role or ClusterRole and binding with the verbs the wiring needs, Service with
+Prometheus scrape annotations, Deployment, and webhook configurations. A .ts module loads through tsx.
+
+options:
+  --namespace <ns>        namespace to deploy to (default "default"; it must exist)
+  --image <image>         container image (default "<name>:latest")
+  --replicas <n>          replicas of the Deployment (default 1)
+  --cpu <q>               CPU request (default 100m)
+  --memory <q>            memory request and limit (default 128Mi request, 256Mi limit)
+  --ca-bundle-file <pem>  CA of the webhooks' serving certificate (cert-manager's, say), whose Secret
+                          <name>-webhook-tls something else writes; without it a CA and certificate are
+                          made here and the Secret is printed too
+  -h, --help              show this help
+`;
+
+/** Where the command writes. */
+export interface ManifestsIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+class UsageProblem extends Error {}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        namespace: { type: 'string' },
+        image: { type: 'string' },
+        replicas: { type: 'string' },
+        cpu: { type: 'string' },
+        memory: { type: 'string' },
+        'ca-bundle-file': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageProblem((err as Error).message);
+    throw err;
+  }
+}
+
+const namePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+async function options(values: ReturnType<typeof parse>['values'], name: string, hasWebhooks: boolean): Promise<ManifestOptions> {
+  const namespace = values.namespace ?? 'default';
+  if (!namePattern.test(namespace)) throw new UsageProblem(`--namespace must be a namespace name, got ${JSON.stringify(namespace)}`);
+  const replicas = values.replicas === undefined ? 1 : Number(values.replicas);
+  if (!Number.isSafeInteger(replicas) || replicas < 0 || !/^\d+$/.test(values.replicas ?? '1')) throw new UsageProblem(`--replicas must be a non-negative integer, got ${JSON.stringify(values.replicas)}`);
+  const memory = values.memory;
+  const out: ManifestOptions = {
+    namespace,
+    image: values.image ?? `${name}:latest`,
+    replicas,
+    resources: { requests: { cpu: values.cpu ?? '100m', memory: memory ?? '128Mi' }, limits: { memory: memory ?? '256Mi' } },
+  };
+  if (!hasWebhooks) return out;
+  const caFile = values['ca-bundle-file'];
+  if (caFile !== undefined) {
+    const pem = await readFile(caFile, 'utf8').catch((err: unknown) => {
+      throw new UsageProblem(`--ca-bundle-file: cannot read ${caFile}: ${(err as Error).message}`);
+    });
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageProblem(`--ca-bundle-file: ${caFile} holds no PEM certificate`);
+    out.webhookCertificate = { caBundle: Buffer.from(pem).toString('base64') };
+  } else {
+    const made = await selfSignedCertificates({ dnsNames: webhookDnsNames(name, namespace), ipAddresses: [] });
+    // forge ends PEM lines with CRLF; LF keeps them block scalars in the YAML.
+    const lf = (pem: string): string => pem.replace(/\r\n/g, '\n');
+    out.webhookCertificate = { caBundle: made.caBundle, cert: lf(made.cert), key: lf(made.key) };
+  }
+  return out;
+}
+
+/** Runs `rxkube manifests` with its arguments; returns the exit code. */
+export async function manifestsCommand(args: string[], io: ManifestsIo): Promise<number> {
+  try {
+    const { values, positionals } = parse(args);
+    if (values.help) {
+      io.out(manifestsUsage);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new UsageProblem(`needs exactly one module, got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`);
+    const definition = await loadDefinition(positionals[0] as string);
+    const namespace = values.namespace ?? 'default';
+    const defined = define(definition, placeholderKubeConfig(), namespace);
+    const objects = controllerManifests(defined, await options(values, defined.name, defined.webhooks !== undefined));
+    io.out(objects.map((o) => stringify(o, { aliasDuplicateObjects: false, lineWidth: 0 })).join('---\n'));
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageProblem || error instanceof DefinitionError) {
+      io.err(`rxkube manifests: ${error.message}\n(rxkube manifests --help lists the options)`);
+      return 2;
+    }
+    io.err(`rxkube manifests: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,91 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseArgs } from 'node:util';
+import { runController } from '../controller/runController.js';
+import { define, DefinitionError, loadDefinition } from './definition.js';
+import type { ManifestsIo } from './manifestsCommand.js';
+
+/**
+ * `rxkube run <module>`: the image's start command. Runs the controller
+ * definition `<module>` exports with `runController()` (health server on
+ * its port, graceful shutdown on SIGTERM) until it stops, against the
+ * cluster of the default kubeconfig: the pod's ServiceAccount in a
+ * cluster, else `KUBECONFIG` or `~/.kube/config`. Its namespace is
+ * `POD_NAMESPACE` (the Deployment sets it), else `--namespace`, else
+ * `default`. Exit codes: 0 once stopped cleanly, 1 when the controller
+ * failed, 2 for a bad command line or module.
+ */
+
+export const runUsage = `usage: rxkube run <module> [options]
+
+Runs the controller definition <module> exports until SIGTERM or SIGINT, against the pod's
+ServiceAccount in a cluster (else KUBECONFIG or ~/.kube/config), in namespace POD_NAMESPACE
+(else --namespace, else "default").
+
+options:
+  --namespace <ns>           the namespace when POD_NAMESPACE is not set
+  --health-port <n>          port of /metrics, /healthz, /readyz (default: the definition's, else 8080)
+  --webhook-port <n>         port of the webhooks (default: the definition's, else 9443)
+  --webhook-cert-dir <dir>   where the webhooks' tls.crt and tls.key are (default: the definition's)
+  -h, --help                 show this help
+`;
+
+const portPattern = /^\d{1,5}$/;
+
+function parse(args: string[]) {
+  try {
+    const parsed = parseArgs({
+      args,
+      options: { namespace: { type: 'string' }, 'health-port': { type: 'string' }, 'webhook-port': { type: 'string' }, 'webhook-cert-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    for (const name of ['health-port', 'webhook-port'] as const) {
+      const value = parsed.values[name];
+      if (value !== undefined && (!portPattern.test(value) || Number(value) > 65535)) return new Error(`--${name} must be a port number, got ${JSON.stringify(value)}`);
+    }
+    return parsed;
+  } catch (err) {
+    return err as Error;
+  }
+}
+
+/** Runs `rxkube run`; returns the exit code once the controller has stopped. */
+export async function runCommand(args: string[], io: ManifestsIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const parsed = parse(args);
+  if (parsed instanceof Error) {
+    io.err(`rxkube run: ${parsed.message}\n\n${runUsage}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    io.out(runUsage);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) {
+    io.err(`rxkube run: needs exactly one module\n\n${runUsage}`);
+    return 2;
+  }
+  const namespace = env.POD_NAMESPACE ?? parsed.values.namespace ?? 'default';
+  try {
+    const definition = await loadDefinition(parsed.positionals[0] as string);
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromDefault();
+    const defined = define(definition, kubeConfig, namespace);
+    const { crds: _crds, ...options } = defined;
+    const { values } = parsed;
+    if (values['health-port'] !== undefined && options.health !== false) options.health = { ...options.health, port: Number(values['health-port']) };
+    if (options.webhooks !== undefined) {
+      const certDir = values['webhook-cert-dir'];
+      options.webhooks = {
+        ...options.webhooks,
+        ...(values['webhook-port'] !== undefined ? { port: Number(values['webhook-port']) } : {}),
+        ...(certDir !== undefined ? { tls: { certDir } } : {}),
+      };
+    }
+    const running = await runController(options);
+    await running.done;
+    return 0;
+  } catch (error) {
+    io.err(`rxkube run: ${error instanceof Error ? error.message : String(error)}`);
+    return error instanceof DefinitionError ? 2 : 1;
+  }
+}
