@@ -7,6 +7,7 @@ import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { waitFor } from '../../test/support/waitFor.js';
 import { useEmbeddedServer } from '../support/harness.js';
 import { gitSyncController } from './controller.js';
+import { serveGitOverHttp } from './gitHttpServer.js';
 import { installApplicationCrd } from './crd.js';
 import { API_VERSION, INVENTORY_LABEL, KIND, type Application, type ApplicationSpec } from './types.js';
 import { initWorkTree, type WorkTree } from './workTree.js';
@@ -273,5 +274,21 @@ describe('examples/gitsync against the embedded API server', function () {
     await waitFor(() => syncedAt(commit), 'the commit');
     await h.client.remove({ apiVersion: API_VERSION, kind: KIND, namespace: 'default', name: 'web' });
     await waitFor(() => cm('a') === undefined, 'the garbage collector to delete the ConfigMap');
+  });
+
+  it('syncs a repository named by URL (cloned, then fetched at every poll) and follows its branch', async () => {
+    const server = await serveGitOverHttp(dir);
+    try {
+      const first = await repo.commit({ 'deploy/a.yaml': configMap('a', { v: '1' }) }, 'a');
+      await createApp('web', { repoURL: `${server.url}/repo/.git` });
+      start();
+      await waitFor(() => syncedAt(first), 'the first commit over HTTP');
+      const second = await repo.commit({ 'deploy/a.yaml': configMap('a', { v: '2' }) }, 'a again');
+      await waitFor(() => syncedAt(second), 'the second commit, fetched');
+      expect(cm('a')?.data).to.deep.equal({ v: '2' });
+    } finally {
+      await h.stopAll();
+      await server.close();
+    }
   });
 });

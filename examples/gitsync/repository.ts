@@ -47,6 +47,8 @@ export async function gitdirOf(repoURL: string, cacheDir: string, signal?: Abort
       await fetch({ fs, http, gitdir, url: repoURL, tags: true, prune: true, pruneTags: true });
     }
   } catch (err) {
+    // A clone cut short would look like a repository to the next read: start it again from nothing.
+    if (!fs.existsSync(join(gitdir, 'refs', 'remotes'))) fs.rmSync(gitdir, { recursive: true, force: true });
     throw new RevisionError('RepositoryUnreadable', `cannot fetch ${repoURL}: ${(err as Error).message}`, { cause: err });
   }
   return { gitdir, remote: true };
