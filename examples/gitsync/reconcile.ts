@@ -2,14 +2,19 @@ import { isNotFound, type ControllerContext, type ReconcileResult } from 'rxkube
 import { applyManifest } from './apply.js';
 import { prune, type KindRef } from './prune.js';
 import { RevisionError } from './repository.js';
-import { identity, readDesiredState } from './source.js';
+import { identity, readDesiredState, type DesiredState } from './source.js';
 import { syncedStatus, unreadableStatus, writeStatus, type SyncReport } from './status.js';
-import { pollIntervalSeconds, trackedKinds, type Application } from './types.js';
+import { pollIntervalSeconds, trackedKinds, type Application, type ApplicationSpec } from './types.js';
 
 /** How the gitsync reconcile reads repositories. */
 export interface GitSyncSettings {
   /** Where repositories named by URL are cloned (one bare clone per URL, fetched at every poll). */
   cacheDir: string;
+  /**
+   * Reads the desired state (default `readDesiredState`, from Git). A test
+   * in virtual time gives a reader that does no real I/O.
+   */
+  read?: (spec: ApplicationSpec, cacheDir: string, signal: AbortSignal) => Promise<DesiredState>;
 }
 
 /**
@@ -23,6 +28,7 @@ export interface GitSyncSettings {
  * changes nothing in the cluster: it is reported and polled again.
  */
 export function gitSyncReconciler(settings: GitSyncSettings) {
+  const read = settings.read ?? readDesiredState;
   return async (_key: string, ctx: ControllerContext<Application>): Promise<ReconcileResult | void> => {
     if (ctx.object === undefined) return; // deleted: the garbage collector removes what it owned
     // A strongly consistent read: the cache may not hold the status the last run wrote yet (this run
@@ -36,7 +42,7 @@ export function gitSyncReconciler(settings: GitSyncSettings) {
     const now = new Date(ctx.now());
     let desired;
     try {
-      desired = await readDesiredState(app.spec, settings.cacheDir, ctx.signal);
+      desired = await read(app.spec, settings.cacheDir, ctx.signal);
     } catch (err) {
       if (!(err instanceof RevisionError)) throw err;
       if (app.status?.sync?.message !== err.message) ctx.recorder.record(app, { type: 'Warning', reason: err.reason, action: 'Sync', note: err.message });
