@@ -1,17 +1,18 @@
 /**
  * Runs the gitsync controller until SIGINT or SIGTERM:
  *
- *   npx tsx examples/gitsync/main.ts [--kubeconfig path] [--namespace ns] [--repo path|url] [--metrics-port 8080] [--log-format json|pretty] [--log-level debug|info|warn|error]
+ *   npx tsx examples/gitsync/main.ts [--kubeconfig path] [--namespace ns] [--repo path|url [--revision rev] [--path dir]] [--metrics-port 8080] [--log-format json|pretty] [--log-level debug|info|warn|error]
  *
- * It applies the Application CRD, then reconciles. Without `--repo` it
- * makes a sample repository in a temp folder (the files of `sample/`,
- * committed on branch `main`) and an Application `web` that follows it,
- * and prints how to commit to it and watch the cluster follow. With
- * `--repo` it only runs the controller: create Applications yourself.
+ * It applies the Application CRD, creates an Application `web`, then
+ * reconciles. Without `--repo` it makes a sample repository in a temp
+ * folder (the files of `sample/`, committed on branch `main`) for `web` to
+ * follow, and prints how to commit to it and watch the cluster follow.
+ * With `--repo`, `web` follows that repository (`--revision`, default
+ * HEAD; `--path`, default the root).
  * With neither `--kubeconfig` nor `KUBECONFIG`, against the embedded API
  * server, with a kubeconfig printed for `kubectl`.
  */
-import { readFile, mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -21,6 +22,7 @@ import { loggerFromArgs } from '../support/logging.js';
 import { exampleRecorder } from '../support/recorder.js';
 import { gitSyncOptions } from './controller.js';
 import { installApplicationCrd } from './crd.js';
+import type { ApplicationSpec } from './types.js';
 import { initWorkTree } from './workTree.js';
 
 const argv = process.argv.slice(2);
@@ -35,22 +37,26 @@ try {
   await installApplicationCrd(client);
   const kubectl = cluster.embedded === undefined ? 'kubectl' : `kubectl --kubeconfig ${join(temp, 'kubeconfig')}`;
   if (cluster.embedded !== undefined) await cluster.embedded.writeKubeconfig(join(temp, 'kubeconfig'));
-  if (flag(argv, 'repo') === undefined) {
-    const sample = (file: string) => readFile(new URL(`./sample/${file}`, import.meta.url), 'utf8');
+  const sample = (file: string) => readFile(new URL(`./sample/${file}`, import.meta.url), 'utf8');
+  const app = parse(await sample('application.yaml')) as KubeObject & { spec: ApplicationSpec };
+  const given = flag(argv, 'repo');
+  if (given === undefined) {
     const repo = await initWorkTree(join(temp, 'repo'));
     await repo.commit({ 'deploy/config.yaml': await sample('deploy/config.yaml'), 'deploy/web.yaml': await sample('deploy/web.yaml') }, 'the sample');
-    const app = parse((await sample('application.yaml')).replace('repoURL: REPO', `repoURL: ${repo.dir}`)) as KubeObject;
-    await client.apply({ ...app, metadata: { ...app.metadata, namespace: namespace ?? 'default' } }, { force: true });
+    app.spec.repoURL = repo.dir;
     process.stdout.write(
       [
         `sample repository: ${repo.dir} (branch main, manifests in deploy/)`,
-        `watch:  ${kubectl} get applications,configmaps,services,deployments,events -n ${namespace ?? 'default'}`,
         `change: cd ${repo.dir} && sed -i s/hello/bonjour/ deploy/config.yaml && git commit -am bonjour`,
         `drift:  ${kubectl} patch configmap web-config -n ${namespace ?? 'default'} --type merge -p '{"data":{"greeting":"by hand"}}'`,
         '',
       ].join('\n'),
     );
+  } else {
+    app.spec = { ...app.spec, repoURL: given, revision: flag(argv, 'revision') ?? 'HEAD', path: flag(argv, 'path') ?? '.' };
   }
+  await client.apply({ ...app, metadata: { ...app.metadata, namespace: namespace ?? 'default' } }, { force: true });
+  process.stdout.write(`watch:  ${kubectl} get applications,configmaps,services,deployments,events -n ${namespace ?? 'default'}\n`);
   const running = await runController({
     ...gitSyncOptions(cluster.kubeConfig, { logger, recorder, cacheDir: join(temp, 'cache'), ...(namespace !== undefined ? { namespace } : {}) }),
     health: { port: Number(flag(argv, 'metrics-port') ?? 8080) },
@@ -60,4 +66,5 @@ try {
 } finally {
   await recorder.close();
   await cluster.close();
+  await rm(temp, { recursive: true, force: true });
 }
