@@ -158,7 +158,7 @@ describe('examples/gitsync against the embedded API server', function () {
     expect(app()?.status?.sync?.status, 'health is not sync: the manifest is applied as it is').to.equal('Synced');
   });
 
-  it('reports a broken manifest (bad YAML, no kind, unknown kind, an invalid object) in status and Events, applies the others, and holds prune back', async () => {
+  it('reports a broken manifest (bad YAML, no kind, unknown or cluster-scoped kind, another namespace, an invalid object) in status and Events, applies the others, and holds prune back', async () => {
     const first = await repo.commit({ 'deploy/a.yaml': configMap('a', { v: '1' }), 'deploy/old.yaml': configMap('old', { v: '1' }) }, 'a and old');
     await createApp('web');
     start();
@@ -171,6 +171,8 @@ describe('examples/gitsync against the embedded API server', function () {
         'deploy/nokind.yaml': 'apiVersion: v1\nmetadata: { name: x }\n',
         'deploy/unknown.yaml': 'apiVersion: nowhere.example.com/v1\nkind: Gadget\nmetadata: { name: g }\n',
         'deploy/invalid.yaml': configMap('Not_A_Valid_Name', { v: '1' }),
+        'deploy/namespace.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: { name: grabbed }\n',
+        'deploy/elsewhere.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: elsewhere, namespace: kube-system }\n',
       },
       'broken',
     );
@@ -189,16 +191,25 @@ describe('examples/gitsync against the embedded API server', function () {
     expect(byName.g?.message).to.match(/unknown kind/);
     expect(byName.Not_A_Valid_Name).to.include({ status: 'Failed' });
     expect(byName.Not_A_Valid_Name?.message).to.match(/Invalid|invalid/);
+    expect(byName.grabbed?.message).to.equal('Namespace is cluster-scoped: an Application applies only into its own namespace');
+    expect(byName.elsewhere?.message).to.equal('names namespace "kube-system": an Application applies only into its own namespace "default"');
+    expect(h.server.snapshot({ group: '', version: 'v1', resource: 'namespaces' }).map((n) => n.metadata.name)).to.not.include('grabbed');
     expect(findCondition(status.conditions, 'Synced')).to.include({ status: 'False', reason: 'ManifestError' });
     await waitFor(() => h.events('ManifestError').length === 1 && h.events('ApplyFailed').length === 1, 'the Warnings');
     // Fixed in the next commit: the rest applies, and what left the repository is pruned now.
-    const third = await repo.commit({ 'deploy/bad.yaml': null, 'deploy/nokind.yaml': null, 'deploy/unknown.yaml': null, 'deploy/invalid.yaml': null }, 'fixed');
+    const third = await repo.commit({ 'deploy/bad.yaml': null, 'deploy/nokind.yaml': null, 'deploy/unknown.yaml': null, 'deploy/invalid.yaml': null, 'deploy/namespace.yaml': null, 'deploy/elsewhere.yaml': null }, 'fixed');
     await waitFor(() => syncedAt(third), 'the fixed commit');
     expect(cm('old')).to.equal(undefined);
     const [manifestError] = h.events('ManifestError');
     expect(manifestError?.note).to.match(/^deploy\/bad\.yaml: .*not YAML.*; deploy\/nokind\.yaml: no kind$/);
     expect((manifestError as { series?: unknown }).series, 'a Warning when a problem appears, not at every poll').to.equal(undefined);
-    expect(h.events('ApplyFailed')[0]?.note).to.match(/^ConfigMap Not_A_Valid_Name \(deploy\/invalid\.yaml\): .*is invalid.*; Gadget g \(deploy\/unknown\.yaml\): unknown kind/);
+    const applyFailed = h.events('ApplyFailed')[0]?.note ?? '';
+    expect(applyFailed.split('; ').map((part) => part.slice(0, part.indexOf(':')))).to.deep.equal([
+      'ConfigMap elsewhere (deploy/elsewhere.yaml)',
+      'ConfigMap Not_A_Valid_Name (deploy/invalid.yaml)',
+      'Namespace grabbed (deploy/namespace.yaml)',
+      'Gadget g (deploy/unknown.yaml)',
+    ]);
   });
 
   it('stays on a revision pinned to a commit (full or abbreviated) or a tag while the branch moves on', async () => {
