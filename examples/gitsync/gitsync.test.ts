@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findCondition, silentLogger, type KubeObject } from 'rxkube';
 import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
+import { kubectlIn, itKubectl } from '../../test/integration/kubectl.helpers.js';
 import { waitFor } from '../../test/support/waitFor.js';
 import { useEmbeddedServer } from '../support/harness.js';
 import { gitSyncController } from './controller.js';
@@ -300,6 +302,27 @@ describe('examples/gitsync against the embedded API server', function () {
     } finally {
       await h.stopAll();
       await server.close();
+    }
+  });
+
+  itKubectl('is driven with kubectl as a user would: apply crd.yaml and an Application, and get shows its Sync, Health and Revision', async () => {
+    const commit = await repo.commit({ 'deploy/a.yaml': configMap('a', { v: '1' }) }, 'a');
+    const kubeconfig = join(dir, 'kubeconfig');
+    await h.server.writeKubeconfig(kubeconfig);
+    const kubectl = kubectlIn(dir, kubeconfig);
+    try {
+      await kubectl.ok(['apply', '-f', fileURLToPath(new URL('./crd.yaml', import.meta.url))]);
+      const application = `apiVersion: ${API_VERSION}\nkind: ${KIND}\nmetadata: { name: web, namespace: default }\nspec: { repoURL: ${repo.dir}, revision: main, path: deploy, pollIntervalSeconds: 1 }\n`;
+      await kubectl.ok(['apply', '-f', '-'], application);
+      start();
+      await waitFor(() => syncedAt(commit), 'the commit');
+      const table = await kubectl.ok(['get', 'applications', '-n', 'default']);
+      expect(table.split('\n')[0]?.split(/\s+/).filter(Boolean)).to.deep.equal(['NAME', 'SYNC', 'HEALTH', 'REVISION', 'AGE']);
+      expect(table.split('\n')[1]?.split(/\s+/).slice(0, 4)).to.deep.equal(['web', 'Synced', 'Healthy', commit]);
+      const defaults = JSON.parse(await kubectl.ok(['get', 'application', 'web', '-n', 'default', '-o', 'jsonpath={.spec}'])) as ApplicationSpec;
+      expect(defaults).to.include({ recurse: false, prune: true });
+    } finally {
+      kubectl.stop();
     }
   });
 });
