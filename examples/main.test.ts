@@ -68,6 +68,7 @@ describe('the main job\'s command line', function () {
       expect(out).to.contain(option);
     }
     expect(out).not.to.contain('rxkube main job');
+    for (const example of ['podautoscaler', 'configmap-rollout', 'leader-elected', 'gitsync']) expect(out).to.contain(`npx tsx examples/${example}/main.ts`);
   });
 
   it('exits 2 naming an unknown option, a bad value, or a missing value, without running', async () => {
@@ -152,6 +153,7 @@ describe('the main job (examples/main.ts) in its own process', function () {
     expect(err).to.equal('');
     expect(out).to.match(/^rxkube main job: the podautoscaler controller on the embedded API server at http:\/\/127\.0\.0\.1:\d+/);
     expect(out).to.match(/metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
+    expect(out).to.contain('other examples: configmap-rollout, leader-elected, gitsync (npm start -- --help says how to run them)\n');
     expect(out).to.contain('[11/11] delete every third burst autoscaler, scale the others up by one: converged in');
     expect(out).to.match(/steps: +11\/11 converged/);
     expect(out).to.contain('  webhooks:    denied "invalid": admission webhook "validate.autoscaling.rxkube.dev" denied the request: spec.minReplicas (5) must be at most spec.maxReplicas (2)\n');

@@ -9,6 +9,7 @@ import { podAutoscalerOptions } from '../podautoscaler/controller.js';
 import { installCrd } from '../podautoscaler/crd.js';
 import { autoscalerRef } from '../podautoscaler/manifests.js';
 import type { PodAutoscaler } from '../podautoscaler/types.js';
+import { catalogText, exampleCatalog } from './catalog.js';
 import { createDisplay, type Display } from './display.js';
 import { recordingLogger } from './recordingLogger.js';
 import { steps } from './script.js';
@@ -32,7 +33,7 @@ export const demoUsage = usageText(
   'npm start -- [options]      (or: npx tsx examples/main.ts [options])',
   'Runs the podautoscaler example controller on the embedded API server (or on the cluster\nof --kubeconfig, in a namespace of its own), drives a scripted workload, and ends with a\nsummary: exit code 0 when every object converged, 1 when not, 2 for a bad command line,\n130 when interrupted (Ctrl-C).',
   demoOptionSpecs,
-);
+) + `\n${catalogText()}`;
 
 export interface DemoOptions {
   /** What the command line said (see `demoOptionSpecs`). */
@@ -102,6 +103,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
 
   try {
     display.line(`rxkube main job: the podautoscaler controller on ${cluster.where}, namespace "${namespace}"`);
+    display.line(`other examples: ${exampleCatalog.slice(1).map((e) => e.name).join(', ')} (npm start -- --help says how to run them)`);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { signal: stop.signal });
     await installCrd(client, { signal: stop.signal });
     // Only the embedded server can call back into this process: a real cluster gets no webhooks.

@@ -1,0 +1,70 @@
+/**
+ * Runs the gitsync controller until SIGINT or SIGTERM:
+ *
+ *   npx tsx examples/gitsync/main.ts [--kubeconfig path] [--namespace ns] [--repo path|url [--revision rev] [--path dir]] [--metrics-port 8080] [--log-format json|pretty] [--log-level debug|info|warn|error]
+ *
+ * It applies the Application CRD, creates an Application `web`, then
+ * reconciles. Without `--repo` it makes a sample repository in a temp
+ * folder (the files of `sample/`, committed on branch `main`) for `web` to
+ * follow, and prints how to commit to it and watch the cluster follow.
+ * With `--repo`, `web` follows that repository (`--revision`, default
+ * HEAD; `--path`, default the root).
+ * With neither `--kubeconfig` nor `KUBECONFIG`, against the embedded API
+ * server, with a kubeconfig printed for `kubectl`.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { kubeClient, runController, type KubeObject } from 'rxkube';
+import { connect, flag } from '../support/cluster.js';
+import { loggerFromArgs } from '../support/logging.js';
+import { exampleRecorder } from '../support/recorder.js';
+import { gitSyncOptions } from './controller.js';
+import { installApplicationCrd } from './crd.js';
+import type { ApplicationSpec } from './types.js';
+import { initWorkTree } from './workTree.js';
+
+const argv = process.argv.slice(2);
+const cluster = await connect(argv);
+const logger = loggerFromArgs(argv, { controller: 'gitsync' });
+const recorder = exampleRecorder(cluster.kubeConfig, 'gitsync', hostname(), logger);
+const namespace = flag(argv, 'namespace');
+const temp = await mkdtemp(join(tmpdir(), 'rxkube-gitsync-'));
+try {
+  const client = kubeClient(cluster.kubeConfig, { fieldManager: 'gitsync' });
+  logger.info({ cluster: cluster.where }, 'installing the Application CRD');
+  await installApplicationCrd(client);
+  const kubectl = cluster.embedded === undefined ? 'kubectl' : `kubectl --kubeconfig ${join(temp, 'kubeconfig')}`;
+  if (cluster.embedded !== undefined) await cluster.embedded.writeKubeconfig(join(temp, 'kubeconfig'));
+  const sample = (file: string) => readFile(new URL(`./sample/${file}`, import.meta.url), 'utf8');
+  const app = parse(await sample('application.yaml')) as KubeObject & { spec: ApplicationSpec };
+  const given = flag(argv, 'repo');
+  if (given === undefined) {
+    const repo = await initWorkTree(join(temp, 'repo'));
+    await repo.commit({ 'deploy/config.yaml': await sample('deploy/config.yaml'), 'deploy/web.yaml': await sample('deploy/web.yaml') }, 'the sample');
+    app.spec.repoURL = repo.dir;
+    process.stdout.write(
+      [
+        `sample repository: ${repo.dir} (branch main, manifests in deploy/)`,
+        `change: cd ${repo.dir} && sed -i s/hello/bonjour/ deploy/config.yaml && git commit -am bonjour`,
+        `drift:  ${kubectl} patch configmap web-config -n ${namespace ?? 'default'} --type merge -p '{"data":{"greeting":"by hand"}}'`,
+        '',
+      ].join('\n'),
+    );
+  } else {
+    app.spec = { ...app.spec, repoURL: given, revision: flag(argv, 'revision') ?? 'HEAD', path: flag(argv, 'path') ?? '.' };
+  }
+  await client.apply({ ...app, metadata: { ...app.metadata, namespace: namespace ?? 'default' } }, { force: true });
+  process.stdout.write(`watch:  ${kubectl} get applications,configmaps,services,deployments,events -n ${namespace ?? 'default'}\n`);
+  const running = await runController({
+    ...gitSyncOptions(cluster.kubeConfig, { logger, recorder, cacheDir: join(temp, 'cache'), ...(namespace !== undefined ? { namespace } : {}) }),
+    health: { port: Number(flag(argv, 'metrics-port') ?? 8080) },
+  });
+  process.stdout.write(`metrics: ${running.health?.url}/metrics\n`);
+  await running.done;
+} finally {
+  await recorder.close();
+  await cluster.close();
+  await rm(temp, { recursive: true, force: true });
+}
