@@ -2,7 +2,7 @@
 export interface ListEnvelope {
   apiVersion?: unknown;
   kind?: unknown;
-  metadata?: { continue?: unknown; resourceVersion?: unknown };
+  metadata?: { continue?: unknown; resourceVersion?: unknown; shardInfo?: unknown };
 }
 
 /** The list's `kind`, `apiVersion` and `metadata`, as far as they are known when an item arrives. */
