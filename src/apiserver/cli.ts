@@ -32,6 +32,8 @@ options:
                               kubectl create token gives ServiceAccounts theirs)
   --history-window <n>        changes kept for watch resume (default 10000)
   --bookmark-interval-ms <n>  period of watch bookmarks (default 60000)
+  --feature-gates <gates>     as kube-apiserver's, e.g. ShardedListAndWatch=false (the one gate it
+                              knows; on by default: lists and watches honour shardSelector)
   -h, --help                  show this help
 `;
 
@@ -63,6 +65,22 @@ function integer(name: string, text: string | undefined, fallback: number): numb
   return Number(text);
 }
 
+/** The gates this server knows, as kube-apiserver's `--feature-gates` names them. */
+const knownGates = ['ShardedListAndWatch'] as const;
+
+/** `--feature-gates Gate=true,Other=false`, as kube-apiserver reads it; an unknown gate or value is a usage error. */
+function featureGates(text: string | undefined): Partial<Record<(typeof knownGates)[number], boolean>> {
+  const gates: Partial<Record<(typeof knownGates)[number], boolean>> = {};
+  if (text === undefined) return gates;
+  for (const pair of text.split(',').filter((p) => p.trim() !== '')) {
+    const [name = '', value, ...rest] = pair.trim().split('=');
+    if (!(knownGates as readonly string[]).includes(name)) throw new UsageError(`--feature-gates: unknown feature gate "${name}" (known: ${knownGates.join(', ')})`);
+    if (rest.length > 0 || (value !== 'true' && value !== 'false')) throw new UsageError(`--feature-gates: ${name} must be =true or =false, got ${JSON.stringify(pair.trim())}`);
+    gates[name as (typeof knownGates)[number]] = value === 'true';
+  }
+  return gates;
+}
+
 function parse(args: string[]) {
   try {
     return parseArgs({
@@ -75,6 +93,7 @@ function parse(args: string[]) {
         rbac: { type: 'boolean' },
         'history-window': { type: 'string' },
         'bookmark-interval-ms': { type: 'string' },
+        'feature-gates': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -97,6 +116,7 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
   const port = integer('port', values.port, 8080);
   const historyWindow = integer('history-window', values['history-window'], 10_000);
   const bookmarkIntervalMs = integer('bookmark-interval-ms', values['bookmark-interval-ms'], 60_000);
+  const gates = featureGates(values['feature-gates']);
   const server: ApiServer = await startApiServer({
     port,
     host: values.host,
@@ -104,6 +124,7 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
     rbac: values.rbac ?? false,
     historyWindow,
     bookmarkIntervalMs,
+    shardedListAndWatch: gates.ShardedListAndWatch ?? true,
     logger: createDefaultLogger({ component: 'apiserver' }),
   });
   const boundPort = new URL(server.url).port;

@@ -71,4 +71,28 @@ describe('rxkube apiserver, in its own process', function () {
     expect(err.trimEnd().split('\n').filter((l) => !l.startsWith('{'))).to.deep.equal(['interrupted']);
     expect(code).to.equal(130);
   });
+
+  it('--feature-gates ShardedListAndWatch=false serves as a server without the gate; an unknown gate exits 2', async () => {
+    const selector = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";
+    const shardInfoOf = (gates: string[]) =>
+      new Promise<unknown>((resolve, reject) => {
+        rxkube(['apiserver', '--port', '0', '--kubeconfig', join(dir, `kubeconfig-${gates.length}`), ...gates], children, (out, proc) => {
+          const url = /listening on (\S+)/.exec(out)?.[1];
+          if (url === undefined || !out.includes('press Ctrl-C to stop') || proc.killed) return;
+          fetch(`${url}/api/v1/configmaps?${new URLSearchParams({ shardSelector: selector }).toString()}`)
+            .then((r) => r.json() as Promise<{ metadata: { shardInfo?: unknown } }>)
+            .then((list) => resolve(list.metadata.shardInfo), reject)
+            .finally(() => proc.kill('SIGINT'));
+        }).catch(reject);
+      });
+    const [on, off, unknown] = await Promise.all([
+      shardInfoOf([]),
+      shardInfoOf(['--feature-gates', 'ShardedListAndWatch=false']),
+      rxkube(['apiserver', '--feature-gates', 'WatchList=true'], children),
+    ]);
+    expect(on).to.deep.equal({ selector });
+    expect(off).to.equal(undefined);
+    expect(unknown.code).to.equal(2);
+    expect(unknown.err.split('\n')[0]).to.equal('rxkube apiserver: --feature-gates: unknown feature gate "WatchList" (known: ShardedListAndWatch)');
+  });
 });

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { BehaviorSubject } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
+import { fnv1a64 } from '../../src/util/shardHash.js';
 import { isAlreadyExists, isConflict, isInvalid, isNotFound, KubeApiError, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { UnknownResourceError } from '../../src/sinks/client/resources.js';
 import { InvalidTargetError } from '../../src/sinks/client/readModifyWrite.js';
@@ -321,5 +323,19 @@ describe('memoryClient: what a test reads back and injects', () => {
     scheduler.schedule(() => void client.patchMerge(configMap('a'), { metadata: { labels: { app: 'y' } } }), 5);
     await runVirtualTime(scheduler);
     expect(seen).to.deep.equal(['0 Restart', '0 Listed(a@1)', '0 Synced', '3 Added(b@2)', '5 Deleted(a@4)']);
+  });
+
+  it('lists and watches only a shard with a shardSelector, and lists again when its ranges move', async () => {
+    const { client, scheduler } = setup();
+    const point = (uid: string) => ({ by: 'uid' as const, ranges: [{ start: fnv1a64(uid), end: fnv1a64(uid) + 1n }] });
+    for (const name of ['a', 'b']) client.seed({ ...configMap(name), metadata: { name, namespace: 'default', uid: `uid-${name}` } });
+    const ranges = new BehaviorSubject(point('uid-a'));
+    const seen: string[] = [];
+    client.watch({ version: 'v1', resource: 'configmaps' }, { shardSelector: ranges }).subscribe((e) => seen.push(`${scheduler.now()} ${'object' in e ? `${e.type}(${e.object.metadata.name ?? ''})` : e.type}`));
+    scheduler.schedule(() => void client.patchMerge(configMap('b'), { data: { x: '1' } }), 2);
+    scheduler.schedule(() => void client.patchMerge(configMap('a'), { data: { x: '1' } }), 3);
+    scheduler.schedule(() => ranges.next(point('uid-b')), 5);
+    await runVirtualTime(scheduler);
+    expect(seen).to.deep.equal(['0 Restart', '0 Listed(a)', '0 Synced', '3 Modified(a)', '5 Restart', '5 Listed(b)', '5 Synced']);
   });
 });

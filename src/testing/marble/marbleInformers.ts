@@ -1,14 +1,11 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { map, type Observable, type SchedulerLike } from 'rxjs';
 import type { Logger } from '../../logger.js';
-import { InformerFactory } from '../../informers/informerFactory.js';
+import { InformerFactory, type SourceOptions } from '../../informers/informerFactory.js';
 import { resourceName, type ResourceRef, type KubeObject, type ListWatchEvent } from '../../types.js';
 
 /** Where an informer's list-watch events come from in a test: a marble diagram, or a memory client's watch. */
-export type InformerInput = (
-  resource: ResourceRef,
-  selectors: { labelSelector?: string; fieldSelector?: string },
-) => Observable<ListWatchEvent>;
+export type InformerInput = (resource: ResourceRef, selectors: Pick<SourceOptions<KubeObject>, 'labelSelector' | 'fieldSelector' | 'shardSelector'>) => Observable<ListWatchEvent>;
 
 /**
  * An `InformerFactory` whose informers read `input` instead of opening a
@@ -27,7 +24,7 @@ export class MarbleInformers extends InformerFactory {
     super(new KubeConfig(), {
       scheduler: settings.scheduler,
       ...(settings.logger ? { logger: settings.logger } : {}),
-      source: <T extends KubeObject>(resource: ResourceRef, options: { labelSelector?: string; fieldSelector?: string; transform?: (object: T) => T }) => {
+      source: <T extends KubeObject>(resource: ResourceRef, options: SourceOptions<T>) => {
         const raw = input(resource, options) as Observable<ListWatchEvent<T>>;
         const transform = options.transform;
         if (transform === undefined) return raw;

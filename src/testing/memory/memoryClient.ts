@@ -7,12 +7,16 @@ import { ApiError } from '../../apiserver/api/statusError.js';
 import { kubeClient, type KubeClient, type ObjectTarget } from '../../sinks/client/kubeClient.js';
 import { toRef } from '../../sinks/client/readModifyWrite.js';
 import type { ConflictBackoff } from '../../sinks/client/retryOnConflict.js';
-import { joinKey, type KubeObject, type ListWatchEvent, type ResourceRef } from '../../types.js';
+import { joinKey, resourceName, type KubeObject, type ListWatchEvent, type ResourceRef } from '../../types.js';
 import { cloneJson } from '../../util/json.js';
 import { writeVerbs, type MemoryRequest } from './memoryRequest.js';
 import { registryResolver, serveResource, typeOfKind, typeOfResource, type MemoryResource } from './memoryResources.js';
 import { memoryTransport } from './memoryTransport.js';
 import { memoryWatch } from './memoryWatch.js';
+import { shardedListWatch } from '../../sources/shardedListWatch.js';
+import type { ListWatchOptions } from '../../sources/listWatch.js';
+import type { SourceShard } from '../../sources/sourceShard.js';
+import { silentLogger } from '../../logger.js';
 import { virtualServer } from './virtualServer.js';
 
 /** How to make a memory client: its clock, latency, field manager, retries, and the custom resources it serves. */
@@ -78,12 +82,15 @@ export interface MemoryClient extends KubeClient {
   /** The stored objects of a kind (copies, by key), in a namespace or all; unrecorded. */
   objects<T extends KubeObject>(apiVersion: string, kind: string, namespace?: string): T[];
   /** A list-watch of a resource, as `listWatch` emits it: the list now, then every change. */
-  watch<T extends KubeObject>(resource: ResourceRef, options?: { labelSelector?: string; fieldSelector?: string }): Observable<ListWatchEvent<T>>;
+  watch<T extends KubeObject>(resource: ResourceRef, options?: MemoryWatchSelectors): Observable<ListWatchEvent<T>>;
   /** The same cluster through another field manager, unrecorded and never faulted: someone else (a user, another controller). */
   as(fieldManager: string): KubeClient;
   /** Serves one more custom resource. */
   serve(resource: MemoryResource): void;
 }
+
+/** The selectors a memory client's `watch` takes: kube's label and field selectors, and a `shardSelector` as `listWatch` takes it. */
+export type MemoryWatchSelectors = Pick<ListWatchOptions<KubeObject>, 'labelSelector' | 'fieldSelector' | 'shardSelector'>;
 
 /** What the marble helpers reach behind a memory client: its server, and a way to mirror a scripted watch into it. */
 export interface MemoryClientInternals {
@@ -164,8 +171,19 @@ export function memoryClient(options: MemoryClientOptions = {}): MemoryClient {
     },
     objects: <T extends KubeObject>(apiVersion: string, kind: string, namespace?: string): T[] =>
       cluster.objects(typeOf(apiVersion, kind), namespace).map((o) => cloneJson(o) as T),
-    watch: <T extends KubeObject>(resource: ResourceRef, o: { labelSelector?: string; fieldSelector?: string } = {}) =>
-      memoryWatch<T>(cluster, resource, { ...o, scheduler, ...(options.watchLatency !== undefined ? { latency: options.watchLatency } : {}) }),
+    watch: <T extends KubeObject>(resource: ResourceRef, o: MemoryWatchSelectors = {}) => {
+      const { shardSelector, ...selectors } = o;
+      const watchOf = (shard?: SourceShard) =>
+        memoryWatch<T>(cluster, resource, {
+          ...selectors,
+          ...(shard !== undefined ? { shard: shard.shard.selector } : {}),
+          scheduler,
+          ...(options.watchLatency !== undefined ? { latency: options.watchLatency } : {}),
+        });
+      if (shardSelector === undefined) return watchOf();
+      // Sharded as a server with ShardedListAndWatch shards: moving ranges list again, as listWatch does.
+      return shardedListWatch<T>(shardSelector, { resource: resourceName(resource), logger: silentLogger, monitor: {}, signal: undefined, source: watchOf });
+    },
     as: (fieldManager: string) => kubeClient(others, { ...clientOptions, fieldManager }),
     serve: (resource: MemoryResource) => serveResource(cluster.registry, resource),
   };

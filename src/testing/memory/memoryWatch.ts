@@ -6,10 +6,13 @@ import { matchesFilter, parseFilter } from '../../apiserver/selectors/selectors.
 import type { ChangeEvent, StoredObject } from '../../apiserver/storage/objectStore.js';
 import type { KubeObject, ListWatchEvent, ResourceRef } from '../../types.js';
 import { typeOfResource } from './memoryResources.js';
+import type { ShardSelector } from '../../util/shardSelector.js';
 
 export interface MemoryWatchOptions {
   labelSelector?: string;
   fieldSelector?: string;
+  /** Only this share (KEP-5866), filtered as a server with `ShardedListAndWatch` filters it. */
+  shard?: ShardSelector;
   /** Where events are delivered (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
   /** Ms between a write and its watch event (default 0: the next action of the scheduler, never inside the write). */
@@ -42,7 +45,7 @@ export function memoryWatch<T extends KubeObject = KubeObject>(
     let filter;
     try {
       type = typeOfResource(cluster.registry, ref, options);
-      filter = parseFilter(type, options.labelSelector ?? null, options.fieldSelector ?? null);
+      filter = { ...parseFilter(type, options.labelSelector ?? null, options.fieldSelector ?? null), shard: options.shard };
     } catch (err) {
       subscriber.error(err instanceof ApiError ? new Error(`cannot watch ${ref.resource}: ${err.message}`) : err);
       return;
