@@ -63,7 +63,7 @@ describe('the live view event stream (server-sent events, batched)', () => {
   it('sends a snapshot on connect, then at most one delta per interval carrying everything that changed in it', () => {
     const time = virtualTime();
     let changes: number[] = [];
-    let version = 0;
+    const version = 0;
     const stream = eventStream({
       scheduler: time.scheduler,
       interval: 250,

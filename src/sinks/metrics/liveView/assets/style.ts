@@ -31,6 +31,13 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--line); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; max-width: 28em; }
 th { font-weight: 600; color: var(--muted); font-size: 11px; }
 td { font-variant-numeric: tabular-nums; }
+/* Fixed layout: a changed cell never makes the browser measure the whole table again (10 000 keys, 4 batches a second). */
+#keys { table-layout: fixed; }
+#keys-panel { contain: layout paint; }
+#keys th:nth-child(1) { width: 28%; } #keys th:nth-child(2) { width: 7%; } #keys th:nth-child(3) { width: 6%; }
+#keys th:nth-child(4) { width: 9%; } #keys th:nth-child(5) { width: 7%; } #keys th:nth-child(6) { width: 10%; }
+#keys th:nth-child(7) { width: 22%; } #keys th:nth-child(8) { width: 11%; }
+#keys td { max-width: none; }
 #keys tbody tr { cursor: pointer; }
 #keys tbody tr:hover { background: #f0f4fa; }
 #keys tbody tr.selected { background: #e3edfb; }
