@@ -100,7 +100,7 @@ try {
     w.longTasks = [];
     new w.PerformanceObserver((list) => {
       for (const entry of list.getEntries()) w.longTasks.push(entry.duration);
-    }).observe({ type: 'longtask', buffered: true } as unknown as Parameters<PerformanceObserver['observe']>[0]);
+    }).observe({ type: 'longtask', buffered: true } as unknown as { type: 'mark' });
   });
   const opened = performance.now();
   await page.goto(`${server.url}/debug/rxkube/`);
