@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
-/** Debian's Chromium, which playwright-core drives (it downloads no browser of its own). */
-export const chromiumPath = '/usr/bin/chromium';
+/** Debian's Chromium, which playwright-core drives (it downloads no browser of its own); RXKUBE_CHROMIUM names another. */
+export const chromiumPath = process.env.RXKUBE_CHROMIUM ?? '/usr/bin/chromium';
 
 /**
  * Chromium missing is a failure, not a silent skip (as kubectl's is, in
