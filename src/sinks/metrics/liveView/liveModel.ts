@@ -159,7 +159,7 @@ const letters: Record<RunEndEntry['result'], string> = { success: 's', error: 'e
 
 function pushCapped<T>(list: T[], item: T, cap: number): void {
   list.push(item);
-  if (list.length > cap) list.splice(0, list.length - cap);
+  while (list.length > cap) list.shift();
 }
 
 /**
