@@ -16,7 +16,10 @@ export const services = { group: '', version: 'v1', resource: 'services', kind: 
  * Services are watched and mapped to the ConfigMap of their name. All in
  * virtual time, on a memory cluster whose watches feed the real informers.
  */
-export function scriptedController(extra: Partial<ControllerOptions<KubeObject>> = {}, logger: Logger = silentLogger) {
+export function scriptedController(
+  extra: Partial<ControllerOptions<KubeObject>> | ((scheduler: TestScheduler, client: MemoryClient) => Partial<ControllerOptions<KubeObject>>) = {},
+  logger: Logger = silentLogger,
+) {
   const scheduler = new TestScheduler(() => undefined);
   const client: MemoryClient = memoryClient({ scheduler, latency: 1 });
   client.seed(
@@ -52,7 +55,7 @@ export function scriptedController(extra: Partial<ControllerOptions<KubeObject>>
       );
       ctx.recorder.record(owner, { type: 'Normal', reason: 'Synced', action: 'Sync' });
     },
-    ...extra,
+    ...(typeof extra === 'function' ? extra(scheduler, client) : extra),
   });
   return { scheduler, client, ctl };
 }

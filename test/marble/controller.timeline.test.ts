@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import { map, merge, timer } from 'rxjs';
 import { type TimelineEntry, runVirtualTime } from 'rxkube/testing';
+import { MarbleInformers } from '../../src/testing/marble/marbleInformers.js';
 import { expectComplete, only, scriptedController } from './controller.timeline.support.js';
 
 async function recorded(until = 5_000) {
@@ -129,5 +131,39 @@ describe('controller().timeline, in virtual time', () => {
     expect(late.every((e) => e.at >= 200)).to.equal(true);
     // bad's third attempt (at 300: 100 + 200) comes after the late subscriber; its first two before.
     expect(only(late, 'run-start').map((r) => `${r.key} ${r.attempt}`)).to.include('default/bad 3').and.not.include('default/bad 2');
+  });
+
+  it('names a periodic resync as the cause of the triggers it makes', async () => {
+    const s = scriptedController({ resyncPeriod: 1_000 });
+    const entries: TimelineEntry[] = [];
+    s.ctl.timeline.subscribe((e) => entries.push(e));
+    s.ctl.subscribe();
+    await runVirtualTime(s.scheduler, { until: 2_500 });
+    const resyncs = only(entries, 'trigger').filter((t) => t.cause.via === 'resync');
+    expect(resyncs.map((t) => `${t.key} ${t.cause.resource} ${t.cause.delta}`)).to.include.members(['default/good configmaps Sync', 'default/bad configmaps Sync']);
+    // Spread over the period in 10 slices of 100 ms, the first once the cache has synced.
+    expect(resyncs.map((t) => t.at)).to.deep.equal([100, 200, 1_100, 1_200, 2_100, 2_200]);
+    expect(only(entries, 'trigger').filter((t) => t.cause.via === 'for').every((t) => t.cause.delta !== 'Sync')).to.equal(true);
+    expectComplete(entries);
+  });
+
+  it('shows an informer that fails for good as a Failure with its error', async () => {
+    const s = scriptedController((scheduler, client) => ({
+      informers: new MarbleInformers(
+        (resource, selectors) =>
+          resource.resource === 'secrets'
+            ? merge(client.watch(resource, selectors), timer(50, scheduler).pipe(map(() => { throw new Error('the secrets went away'); })))
+            : client.watch(resource, selectors),
+        { scheduler },
+      ),
+    }));
+    const entries: TimelineEntry[] = [];
+    s.ctl.timeline.subscribe((e) => entries.push(e));
+    let failed: unknown;
+    s.ctl.subscribe({ error: (err: unknown) => (failed = err) });
+    await runVirtualTime(s.scheduler, { until: 5_000 });
+    expect(failed).to.be.instanceOf(Error);
+    const failures = only(entries, 'informer').filter((e) => e.event === 'Failure');
+    expect(failures.map((f) => [f.at, f.resource, f.error, f.retryIn])).to.deep.equal([[50, 'secrets', 'the secrets went away', undefined]]);
   });
 });
