@@ -53,7 +53,7 @@ export const liveViewScript = String.raw`'use strict';
     if (!c) return '';
     if (c.via === 'retry' || c.via === 'requeue') return c.via;
     if (c.via === 'resync') return 'resync ' + c.objectKey;
-    return (c.via === 'for' ? '' : c.via + ' ') + c.delta + ' ' + c.resource + ' ' + c.objectKey;
+    return (c.via === 'for' ? '' : c.via + ' ') + c.delta + ' ' + c.resource + ' ' + c.objectKey + (c.initial ? ' (initial)' : '');
   }
   function entryText(e) {
     switch (e.type) {
@@ -61,7 +61,7 @@ export const liveViewScript = String.raw`'use strict';
       case 'queue': return 'queue    ' + e.state + (e.delay !== undefined ? ' for ' + ms(e.delay) : '') + (e.reason ? ' (' + e.reason + ')' : '');
       case 'run-start': return 'run      attempt ' + e.attempt;
       case 'run-end': return 'end      ' + e.result + ' after ' + ms(e.duration) + (e.error ? ': ' + e.error : '') + (e.requeueAfter !== undefined ? ' (requeue after ' + ms(e.requeueAfter) + ')' : '');
-      case 'write': return 'write    ' + e.verb + ' ' + e.resource + (e.objectKey ? ' ' + e.objectKey : '') + ' -> ' + e.code;
+      case 'write': return 'write    ' + e.verb + ' ' + e.resource + (e.objectKey ? ' ' + e.objectKey : '') + ' -> ' + e.code + (e.error ? ': ' + e.error : '');
       case 'event': return 'event    ' + e.eventType + ' ' + e.reason + ': ' + e.message;
       default: return String(e.type);
     }
