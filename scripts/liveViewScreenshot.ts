@@ -29,8 +29,8 @@ try {
   const url = /live view: (http\S+)/.exec(out)?.[1] as string;
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
   await page.goto(url);
-  // The burst steps: many keys, some of them retried.
-  await until('step 6 of the workload', () => out.includes('[ 6/11]'));
+  // After the burst: many keys, some of them retried.
+  await until('step 10 of the workload', () => out.includes('[10/11]'));
   const failed = page.locator('#keys tbody tr:not([hidden])', { has: page.locator('.runs .r-e') }).first();
   const row = (await failed.count()) > 0 ? failed : page.locator('#keys tbody tr:not([hidden])').first();
   await row.click();

@@ -21,7 +21,9 @@ main { display: grid; grid-template-columns: minmax(260px, 1fr) 3fr; gap: 12px; 
 #informers-panel { grid-column: 2; }
 #keys-panel { grid-column: 1 / span 2; }
 #detail { grid-column: 1 / span 2; }
-main.with-detail #keys-panel { grid-column: 1; }
+/* With a key's detail open: the list and the detail side by side, the figures above them. */
+main.with-detail { grid-template-columns: 3fr 2fr; }
+main.with-detail #keys-panel { grid-column: 1; grid-row: 2; }
 main.with-detail #detail { grid-column: 2; grid-row: 2; position: sticky; top: 8px; max-height: calc(100vh - 24px); overflow: auto; }
 .figures { display: grid; grid-template-columns: repeat(4, 1fr); gap: 8px; margin: 0; }
 .figures div { text-align: center; }
@@ -34,9 +36,9 @@ td { font-variant-numeric: tabular-nums; }
 /* Fixed layout: a changed cell never makes the browser measure the whole table again (10 000 keys, 4 batches a second). */
 #keys { table-layout: fixed; }
 #keys-panel { contain: layout paint; }
-#keys th:nth-child(1) { width: 28%; } #keys th:nth-child(2) { width: 7%; } #keys th:nth-child(3) { width: 6%; }
-#keys th:nth-child(4) { width: 9%; } #keys th:nth-child(5) { width: 7%; } #keys th:nth-child(6) { width: 10%; }
-#keys th:nth-child(7) { width: 22%; } #keys th:nth-child(8) { width: 11%; }
+#keys th:nth-child(1) { width: 24%; } #keys th:nth-child(2) { width: 7%; } #keys th:nth-child(3) { width: 5%; }
+#keys th:nth-child(4) { width: 9%; } #keys th:nth-child(5) { width: 8%; } #keys th:nth-child(6) { width: 110px; }
+#keys th:nth-child(7) { width: 22%; } #keys th:nth-child(8) { width: 12%; }
 #keys td { max-width: none; }
 #keys tbody tr { cursor: pointer; }
 #keys tbody tr:hover { background: #f0f4fa; }
@@ -53,6 +55,8 @@ td { font-variant-numeric: tabular-nums; }
 .runs .r-e, .runs .r-d { background: var(--error); }
 .runs .r-r, .runs .r-a { background: var(--delayed); }
 .runs .r-run { background: var(--running); }
+#detail-runs td:nth-child(2), #detail-runs td:nth-child(6) { white-space: normal; max-width: 16em; }
+#informers-panel { overflow-x: auto; }
 #detail pre { background: #fafaf8; border: 1px solid var(--line); padding: 8px; overflow: auto; max-height: 24em; font-size: 12px; }
 #detail ol { padding-left: 0; list-style: none; margin: 0; font-family: ui-monospace, Menlo, monospace; font-size: 12px; }
 #detail ol li { padding: 1px 0; white-space: pre-wrap; word-break: break-word; }
