@@ -13,7 +13,7 @@
  * the 250 ms batch interval, and the wall time of the load.
  *
  * Sizes: LIVEVIEW_KEYS (10000), LIVEVIEW_RATE (entries/s, 500),
- * LIVEVIEW_SECONDS (20). Run: npm run bench:liveview
+ * LIVEVIEW_SECONDS (20); LIVEVIEW_ORDER sets the list's order. Run: npm run bench:liveview
  */
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
@@ -27,6 +27,8 @@ import type { TimelineEntry } from '../src/timeline.js';
 const keys = Number(process.env.LIVEVIEW_KEYS ?? 10_000);
 const rate = Number(process.env.LIVEVIEW_RATE ?? 500);
 const seconds = Number(process.env.LIVEVIEW_SECONDS ?? 20);
+/** The list's order during the load (`recent`, `key`, `attempt`; default: the page's own). */
+const order = process.env.LIVEVIEW_ORDER;
 const chromiumPath = '/usr/bin/chromium';
 if (!existsSync(chromiumPath)) {
   console.error(`bench:liveview needs Debian's chromium at ${chromiumPath}: apt-get update && apt-get install -y chromium`);
@@ -102,19 +104,40 @@ try {
   }
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   await page.addInitScript(() => {
-    const w = globalThis as unknown as { longTasks: number[]; PerformanceObserver: typeof PerformanceObserver };
+    type Frame = { duration: number; startTime: number; styleAndLayoutStart: number };
+    const w = globalThis as unknown as { longTasks: number[]; styleLayoutMs: number[]; PerformanceObserver: typeof PerformanceObserver };
     w.longTasks = [];
+    w.styleLayoutMs = [];
     new w.PerformanceObserver((list) => {
       for (const entry of list.getEntries()) w.longTasks.push(entry.duration);
     }).observe({ type: 'longtask', buffered: true } as unknown as { type: 'mark' });
+    // Long animation frames say how much of a slow frame was style and layout rather than script.
+    new w.PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as unknown as Frame[]) w.styleLayoutMs.push(entry.styleAndLayoutStart > 0 ? entry.startTime + entry.duration - entry.styleAndLayoutStart : 0);
+    }).observe({ type: 'long-animation-frame', buffered: true } as unknown as { type: 'mark' });
   });
   const opened = performance.now();
   await page.goto(`${server.url}/debug/rxkube/`);
   await page.waitForFunction((n) => ((globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById('key-count').textContent ?? '').startsWith(`${n} keys`), keys, { timeout: 60_000 });
   const firstRender = performance.now() - opened;
+  if (order !== undefined) await page.selectOption('#order', order);
 
   type Stats = { renders: number; renderMs: number; maxRenderMs: number; recentRenderMs: number[]; messages: number; messageMs: number };
-  const stats = () => page.evaluate(() => ({ ...(globalThis as unknown as { rxkubeLiveView: Stats }).rxkubeLiveView, longTasks: [...(globalThis as unknown as { longTasks: number[] }).longTasks] }));
+  const stats = () =>
+    page.evaluate(() => {
+      const w = globalThis as unknown as { rxkubeLiveView: Stats; longTasks: number[]; styleLayoutMs: number[] };
+      return { ...w.rxkubeLiveView, longTasks: [...w.longTasks], styleLayoutMs: [...w.styleLayoutMs] };
+    });
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+  // The reference: the same page, open as long, with no events (only its once-a-second clock), on the same machine now.
+  const idleStart = await stats();
+  const idleT0 = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const idleWall = performance.now() - idleT0;
+  const idleEnd = await stats();
+  const idleLong = idleEnd.longTasks.slice(idleStart.longTasks.length);
+
   const before = await stats();
 
   // A second reader of the stream, in Node, to count what it sends.
@@ -150,25 +173,28 @@ try {
   const messageMs = after.messageMs - before.messageMs;
   const recent = after.recentRenderMs.slice(-Math.min(renders, 1000));
   const longTasks = after.longTasks.slice(before.longTasks.length);
-  const longMs = longTasks.reduce((a, b) => a + b, 0);
+  const longMs = sum(longTasks);
+  const styleLayout = sum(after.styleLayoutMs.slice(before.styleLayoutMs.length));
 
   const filterStart = performance.now();
   await page.fill('#filter', 'object-00099');
   await page.waitForFunction(() => ((globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById('key-count').textContent ?? '').includes('match'), undefined, { timeout: 30_000 });
   const filterMs = performance.now() - filterStart;
 
-  console.log(`load: ${keys} keys, ${sent} entries in ${f(wall / 1000)} s (${f(sent / (wall / 1000), 0)}/s)`);
+  console.log(`load: ${keys} keys, ${sent} entries in ${f(wall / 1000)} s (${f(sent / (wall / 1000), 0)}/s), list ordered ${await page.inputValue('#order')}`);
   console.log(`page: first render of ${keys} keys ${f(firstRender, 0)} ms after navigation`);
   console.log(`page: ${renders} renders for ${messages} messages (${f(messages / (wall / 1000), 1)} messages/s; the server batches every 250 ms)`);
   console.log(`page: render p50 ${f(pct(recent, 50), 2)} ms, p95 ${f(pct(recent, 95), 2)} ms, max ${f(after.maxRenderMs, 2)} ms, mean ${f(renderMs / Math.max(1, renders), 2)} ms`);
   console.log(`page: message handling (parse + apply) mean ${f(messageMs / Math.max(1, messages), 2)} ms`);
   console.log(`page: long tasks (> 50 ms) during the load: ${longTasks.length}, ${f(longMs, 0)} ms in all, longest ${f(Math.max(0, ...longTasks), 0)} ms`);
+  console.log(`page: of the slow frames' time, ${f(styleLayout, 0)} ms was the browser's style and layout, not script`);
+  console.log(`page, idle reference (same page, no events, ${f(idleWall / 1000)} s): long tasks ${idleLong.length}, ${f(sum(idleLong), 0)} ms in all`);
   console.log(`page: filter over ${keys} keys shown in ${f(filterMs, 0)} ms (typing to text on screen, through playwright)`);
   console.log(`stream: ${f(bytes / 1024 / (wall / 1000), 1)} KiB/s to one page`);
   console.log('ratios:');
   console.log(`  render p95 / one frame (16.7 ms):           ${f(pct(recent, 95) / 16.7, 3)}`);
   console.log(`  page busy (render + messages) / wall time:  ${f((renderMs + messageMs) / wall, 4)}`);
-  console.log(`  long-task time / wall time:                 ${f(longMs / wall, 4)}`);
+  console.log(`  long-task time / wall time:                 ${f(longMs / wall, 4)} (idle reference ${f(sum(idleLong) / idleWall, 4)})`);
   console.log(`  mean render / batch interval (250 ms):      ${f(renderMs / Math.max(1, renders) / 250, 4)}`);
 } finally {
   await browser.close();

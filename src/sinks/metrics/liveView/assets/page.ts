@@ -50,8 +50,8 @@ export const liveViewPage = `<!doctype html>
         <option value="failing">failing</option>
       </select>
       <select id="order" title="order of the list">
-        <option value="recent">most recent first</option>
         <option value="key">by key</option>
+        <option value="recent">most recent first</option>
         <option value="attempt">most attempts first</option>
       </select>
       <span id="key-count"></span>
