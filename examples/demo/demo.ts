@@ -112,6 +112,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
       ...podAutoscalerOptions(cluster.kubeConfig, { namespace, concurrency: 4, logger, recorder }),
       ...(certs !== undefined ? { webhooks: { tls: certs, port: 0, host: '127.0.0.1', ...podAutoscalerWebhooks() } } : {}),
       health: { port: metricsPort, host: '127.0.0.1' },
+      liveView: true,
       // Ctrl-C is the caller's (it comes as `signal`): the job cleans up, then says it was interrupted.
       handleSignals: false,
       onOutcome: (outcome: ReconcileOutcome) => {
@@ -125,6 +126,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
     const controllerRun = running;
     stop.signal.addEventListener('abort', () => controllerRun.stop(), { once: true });
     display.line(`metrics: ${running.health?.url}/metrics   (Ctrl-C stops)`);
+    display.line(`live view: ${running.liveView}   (open it in a browser while the job runs)`);
     if (certs !== undefined) await registerWebhooks(client, running, certs.caBundle, stop.signal);
     const read = stateReader(cluster.kubeConfig, namespace);
     const registry = running.controller.registry;

@@ -1,7 +1,8 @@
 import { createDefaultLogger } from '../logger.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
 import { startHealthServer, type HealthServer } from '../sinks/metrics/healthServer.js';
-import type { KubeObject } from '../types.js';
+import { liveView, liveViewPath, type LiveViewOptions } from '../sinks/metrics/liveView/liveView.js';
+import { resourceName, type KubeObject } from '../types.js';
 import type { WebhookServer } from '../webhooks/webhookServer.js';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
 import { serveControllerWebhooks, type ControllerWebhooks } from './controllerWebhooks.js';
@@ -23,6 +24,13 @@ export interface RunControllerOptions<T extends KubeObject> extends ControllerOp
   webhooks?: ControllerWebhooks<T>;
   /** Told of every outcome (the default logs failures; successes at debug). One that throws shuts the controller down, and `done` rejects naming it. */
   onOutcome?: (outcome: ReconcileOutcome) => void;
+  /**
+   * The live view, a page at `/debug/rxkube/` on the health server that
+   * shows the informers, the queue and each key's recent runs as they
+   * happen (server-sent events): `true`, or how it batches and what it
+   * keeps. Off by default; it needs the health server.
+   */
+  liveView?: boolean | Omit<LiveViewOptions, 'scheduler' | 'logger'>;
 }
 
 /** A controller that `runController()` started: its parts, and the handles to stop it and wait for it. */
@@ -31,6 +39,8 @@ export interface RunningController<T extends KubeObject> {
   readonly controller: Controller<T>;
   /** The health server, when one was asked for. */
   readonly health: HealthServer | undefined;
+  /** The live view's address (`http://host:port/debug/rxkube/`), when it was asked for. */
+  readonly liveView: string | undefined;
   /** The webhook server, once its certificate is loaded and it listens; undefined without `webhooks`. */
   readonly webhooks: Promise<WebhookServer> | undefined;
   /** Starts a graceful shutdown, as SIGTERM does; called again, ends the grace period at once, as a second SIGTERM does. */
@@ -56,6 +66,7 @@ export interface RunningController<T extends KubeObject> {
  * `done` ends by itself.
  */
 export async function runController<T extends KubeObject>(options: RunControllerOptions<T>): Promise<RunningController<T>> {
+  if (options.liveView && options.health === false) throw new TypeError(`runController "${options.name}": the live view is served by the health server, which health: false turns off`);
   const logger = options.logger ?? createDefaultLogger({ controller: options.name });
   const abort = new AbortController();
   const abortNow = new AbortController();
@@ -90,6 +101,12 @@ export async function runController<T extends KubeObject>(options: RunController
     },
     ...(webhooks !== undefined ? { webhooks: () => webhookServer !== undefined } : {}),
   };
+  const view = options.liveView
+    ? liveView(
+        { timeline: running.timeline, stores: running.stores, primary: resourceName(options.for) },
+        { ...(typeof options.liveView === 'object' ? options.liveView : {}), ...(options.scheduler !== undefined ? { scheduler: options.scheduler } : {}), logger },
+      )
+    : undefined;
   const health =
     options.health === false
       ? undefined
@@ -98,7 +115,12 @@ export async function runController<T extends KubeObject>(options: RunController
           registry: running.registry,
           logger,
           checks: { healthz: () => true, readyz },
+          ...(view !== undefined ? { mounts: { [view.path]: (req, res) => view.handle(req, res) } } : {}),
+        }).catch((err: unknown) => {
+          view?.close();
+          throw err;
         });
+  const liveViewUrl = view !== undefined && health !== undefined ? `${health.url}${liveViewPath}/` : undefined;
 
   const onSignal = (signal: NodeJS.Signals) => {
     if (abort.signal.aborted) {
@@ -122,7 +144,7 @@ export async function runController<T extends KubeObject>(options: RunController
       if (outcome.result === 'success') logger.debug({ key: outcome.key, ms: outcome.duration }, 'reconciled');
     });
 
-  logger.info({ health: health?.url }, 'controller starting');
+  logger.info({ health: health?.url, ...(liveViewUrl !== undefined ? { liveView: liveViewUrl } : {}) }, 'controller starting');
   const done = new Promise<void>((resolve, reject) => {
     let failure: Error | undefined;
     running.subscribe({
@@ -147,6 +169,7 @@ export async function runController<T extends KubeObject>(options: RunController
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
     }
+    view?.close();
     await health?.close();
     stopWebhooks.abort();
     await webhooks?.then((server) => server.close(), () => {});
@@ -155,5 +178,5 @@ export async function runController<T extends KubeObject>(options: RunController
   // Awaited or not, a failure must never surface as an unhandled rejection.
   done.catch(() => {});
 
-  return { controller: running, health, webhooks, stop: () => (abort.signal.aborted ? abortNow.abort() : abort.abort()), done };
+  return { controller: running, health, liveView: liveViewUrl, webhooks, stop: () => (abort.signal.aborted ? abortNow.abort() : abort.abort()), done };
 }

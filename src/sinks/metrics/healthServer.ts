@@ -30,6 +30,11 @@ export interface HealthServerOptions {
   checkTimeout?: number;
   /** Where failed requests and checks are logged (default: pino to stderr). */
   logger?: Logger;
+  /**
+   * More handlers, by path prefix (`/debug/rxkube`): each answers its
+   * prefix and every path below it, whatever the method (the live view).
+   */
+  mounts?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>>;
 }
 
 /** A running health server. */
@@ -118,6 +123,11 @@ export async function startHealthServer(options: HealthServerOptions = {}): Prom
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    const mount = Object.entries(options.mounts ?? {}).find(([prefix]) => url.pathname === prefix || url.pathname.startsWith(`${prefix}/`));
+    if (mount !== undefined) {
+      await mount[1](req, res);
+      return;
+    }
     const known = url.pathname === '/metrics' || url.pathname in endpoints;
     if (!known || (url.pathname === '/metrics' && options.registry === undefined)) {
       send(res, 404, `404 page not found: ${url.pathname}\n`);
