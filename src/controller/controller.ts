@@ -306,7 +306,11 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
             },
       onLeader: (state) => {
         leader = state;
-        if (state.leading !== toldLeading) hub.leadership((toldLeading = state.leading), identity);
+        // The timeline hears of changes only: the elector repeats its state on every renewal.
+        if (state.leading !== toldLeading) {
+          toldLeading = state.leading;
+          hub.leadership(state.leading, identity);
+        }
       },
       reconcile: (key, ctx) => options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, client, recorder), logger, scheduler })),
       queue: {
