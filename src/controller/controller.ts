@@ -306,7 +306,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
             },
       onLeader: (state) => {
         leader = state;
-        // The timeline hears of changes only: the elector repeats its state on every renewal.
+        // Changes of leading only: the elector also emits when the lease's holder changes while this replica stands by.
         if (state.leading !== toldLeading) {
           toldLeading = state.leading;
           hub.leadership(state.leading, identity);
