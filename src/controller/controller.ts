@@ -332,7 +332,11 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
             },
       onLeader: (state) => {
         leader = state;
-        if (state.leading !== toldLeading) hub.leadership((toldLeading = state.leading), identity);
+        // Changes of leading only: the elector also emits when the lease's holder changes while this replica stands by.
+        if (state.leading !== toldLeading) {
+          toldLeading = state.leading;
+          hub.leadership(state.leading, identity);
+        }
       },
       reconcile: (key, ctx) => options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, client, recorder), logger, scheduler })),
       queue: {

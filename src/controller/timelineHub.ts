@@ -2,8 +2,10 @@ import { Observable, Subscriber, type Observer, type SchedulerLike, type Subscri
 import type { Logger } from '../logger.js';
 import type { DelayReason } from '../operators/workqueueObserver.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
-import type { InformerEntry, TimelineEntry, TriggerCause } from '../timeline.js';
+import type { InformerEntry, RunEndEntry, TimelineEntry, TriggerCause } from '../timeline.js';
 import { objectKey, type Delta, type KubeObject, type ListWatchEvent, type ObjectKey } from '../types.js';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** What a write entry says of its request, besides the run's key and the time. */
 export interface WriteFacts {
@@ -83,17 +85,15 @@ export class TimelineHub {
   /** `key` was triggered by `delta` of `resource`, through `via`. */
   trigger(key: ObjectKey, via: TriggerCause['via'], resource: string, delta: Delta): void {
     if (!this.active) return;
-    this.publish({
-      type: 'trigger',
-      at: this.scheduler.now(),
-      controller: this.name,
-      key,
-      cause: { via, resource, delta: delta.type, objectKey: delta.key, ...(delta.initial === true ? { initial: true } : {}) },
-    });
+    // Literals of one shape each, no spreads: a trigger entry is built for every trigger, coalesced or not.
+    const cause: TriggerCause = delta.initial === true
+      ? { via, resource, delta: delta.type, objectKey: delta.key, initial: true }
+      : { via, resource, delta: delta.type, objectKey: delta.key };
+    this.publish({ type: 'trigger', at: this.scheduler.now(), controller: this.name, key, cause });
   }
 
-  /** `key` moved in the queue. */
-  queue(key: ObjectKey, state: 'waiting' | 'running' | 'idle'): void {
+  /** `key` moved in the queue (to `running`: see `runStart`). */
+  queue(key: ObjectKey, state: 'waiting' | 'idle'): void {
     if (!this.active) return;
     this.publish({ type: 'queue', at: this.scheduler.now(), controller: this.name, key, state });
   }
@@ -104,16 +104,23 @@ export class TimelineHub {
     this.publish({ type: 'queue', at: this.scheduler.now(), controller: this.name, key, state: 'delayed', delay, reason });
   }
 
-  /** A run of `key` started; `attempt` is the queue's `ctx.attempt` (from 0): the entry counts from 1. */
+  /**
+   * A run of `key` started: the key is `running` (a queue entry) and its
+   * run begins (a run-start), at one time. `attempt` is the queue's
+   * `ctx.attempt` (from 0): the entry counts from 1.
+   */
   runStart(key: ObjectKey, attempt: number): void {
     if (!this.active) return;
-    this.publish({ type: 'run-start', at: this.scheduler.now(), controller: this.name, key, attempt: attempt + 1 });
+    const at = this.scheduler.now();
+    const controller = this.name;
+    this.publish({ type: 'queue', at, controller, key, state: 'running' });
+    this.publish({ type: 'run-start', at, controller, key, attempt: attempt + 1 });
   }
 
   /** A run ended with `outcome`. */
   runEnd(outcome: ReconcileOutcome, requeueAfter: number | undefined): void {
     if (!this.active) return;
-    this.publish({
+    const entry: Mutable<RunEndEntry> = {
       type: 'run-end',
       at: this.scheduler.now(),
       controller: this.name,
@@ -121,9 +128,10 @@ export class TimelineHub {
       attempt: outcome.attempt + 1,
       duration: outcome.duration,
       result: outcome.result,
-      ...('error' in outcome ? { error: messageOf(outcome.error) } : {}),
-      ...(requeueAfter !== undefined ? { requeueAfter } : {}),
-    });
+    };
+    if ('error' in outcome) entry.error = messageOf(outcome.error);
+    if (requeueAfter !== undefined) entry.requeueAfter = requeueAfter;
+    this.publish(entry);
   }
 
   /** The run of `key` made a request through `ctx.client`, and it was answered (or failed). */
@@ -194,16 +202,11 @@ function objectEntry(at: number, controller: string, resource: string, event: 'L
   } catch {
     key = undefined; // an object without a name: `deltas()` reports it; the entry still carries the object
   }
-  return {
-    type: 'informer',
-    at,
-    controller,
-    resource,
-    event,
-    ...(key !== undefined ? { key } : {}),
-    ...(resourceVersion !== undefined ? { resourceVersion } : {}),
-    object,
-  };
+  const entry: Mutable<InformerEntry> = { type: 'informer', at, controller, resource, event };
+  if (key !== undefined) entry.key = key;
+  if (resourceVersion !== undefined) entry.resourceVersion = resourceVersion;
+  entry.object = object;
+  return entry;
 }
 
 function messageOf(error: unknown): string {

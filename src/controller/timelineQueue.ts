@@ -17,10 +17,7 @@ export function timelineObserver(hub: TimelineHub, inner: WorkqueueObserver): Wo
     retried: (key) => inner.retried?.(key),
     activeWorkers: (n) => inner.activeWorkers?.(n),
     started: (key, queuedMs, attempt) => {
-      if (hub.active) {
-        hub.queue(key, 'running');
-        hub.runStart(key, attempt);
-      }
+      hub.runStart(key, attempt);
       inner.started?.(key, queuedMs, attempt);
     },
     waiting: (key) => {

@@ -93,26 +93,55 @@ const skip = (): void => undefined;
  * call and nothing more: the queue calls every hook on its hot path.
  */
 export function guardObserver(observer: WorkqueueObserver, logger: Logger): Required<WorkqueueObserver> {
-  const guard = <A extends unknown[]>(name: keyof WorkqueueObserver): ((...args: A) => void) => {
-    if (observer[name] === undefined) return skip;
-    return (...args: A): void => {
+  const threw = (hook: keyof WorkqueueObserver, err: unknown): void => {
+    logger.error({ hook, err: err instanceof Error ? err.message : String(err) }, 'workqueue observer threw');
+  };
+  // One wrapper per arity, without rest parameters or apply: these run several times per reconcile.
+  type Hook = keyof WorkqueueObserver;
+  const method = (name: Hook) => observer[name] as ((this: WorkqueueObserver, a?: unknown, b?: unknown, c?: unknown) => void) | undefined;
+  const one = <A>(name: Hook): ((a: A) => void) => {
+    const fn = method(name);
+    if (fn === undefined) return skip;
+    return (a) => {
       try {
-        (observer[name] as ((...a: A) => void) | undefined)?.apply(observer, args);
+        fn.call(observer, a);
       } catch (err) {
-        logger.error({ hook: name, err: err instanceof Error ? err.message : String(err) }, 'workqueue observer threw');
+        threw(name, err);
+      }
+    };
+  };
+  const two = <A, B>(name: Hook): ((a: A, b: B) => void) => {
+    const fn = method(name);
+    if (fn === undefined) return skip;
+    return (a, b) => {
+      try {
+        fn.call(observer, a, b);
+      } catch (err) {
+        threw(name, err);
+      }
+    };
+  };
+  const three = <A, B, C>(name: Hook): ((a: A, b: B, c: C) => void) => {
+    const fn = method(name);
+    if (fn === undefined) return skip;
+    return (a, b, c) => {
+      try {
+        fn.call(observer, a, b, c);
+      } catch (err) {
+        threw(name, err);
       }
     };
   };
   return {
-    added: guard('added'),
-    depth: guard('depth'),
-    started: guard('started'),
-    finished: guard('finished'),
-    retried: guard('retried'),
-    activeWorkers: guard('activeWorkers'),
-    waiting: guard('waiting'),
-    ended: guard('ended'),
-    delayed: guard('delayed'),
-    idle: guard('idle'),
+    added: one('added'),
+    depth: one('depth'),
+    started: three('started'),
+    finished: two('finished'),
+    retried: one('retried'),
+    activeWorkers: one('activeWorkers'),
+    waiting: one('waiting'),
+    ended: two('ended'),
+    delayed: three('delayed'),
+    idle: one('idle'),
   };
 }
