@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { VirtualTimeScheduler } from 'rxjs';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { Logger, TimelineEntry } from '../../src/index.js';
+import type { Logger } from '../../src/index.js';
+import type { TimelineEntry } from '../../src/timeline.js';
 import { recordTimeline } from '../../src/controller/recording/recordTimeline.js';
 import { readRecording } from '../../src/controller/recording/readRecording.js';
 import { redacted } from '../../src/controller/recording/redactSecrets.js';
@@ -86,7 +87,7 @@ describe('recordTimeline (the flight recorder)', () => {
     timeline.next(informer(3, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { k: 'visible' } }, 'configmaps'));
     await recording.stop();
     const { entries } = await readRecording(path);
-    const [added, listed, configMap] = entries as [{ object: typeof secret }, { body: { items: (typeof secret)[] } }, { object: { data: unknown } }];
+    const [added, listed, configMap] = entries as unknown as [{ object: typeof secret }, { body: { items: (typeof secret)[] } }, { object: { data: unknown } }];
     expect(added.object.data).to.deep.equal({ k: redacted });
     expect(added.object.stringData).to.deep.equal({ p: redacted });
     expect(added.object.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).to.equal(redacted);

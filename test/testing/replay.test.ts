@@ -1,0 +1,171 @@
+import { expect } from 'chai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ControllerReconciler, KubeObject } from '../../src/index.js';
+import { replay, replayReport } from '../../src/testing/index.js';
+import type { Recording, RecordingHeader } from '../../src/controller/recording/format.js';
+import type { TimelineEntry } from '../../src/timeline.js';
+
+const t0 = 1_700_000_000_000;
+const header: RecordingHeader = {
+  type: 'header',
+  format: 'rxkube-recording',
+  version: 1,
+  controller: 'counter',
+  start: t0,
+  part: 0,
+  options: {
+    for: { version: 'v1', resource: 'configmaps', kind: 'ConfigMap' },
+    owns: [],
+    watches: [{ group: 'example.com', version: 'v1', resource: 'knobs', kind: 'Knob' }],
+    concurrency: 1,
+    redactSecrets: true,
+  },
+};
+
+const cm = (rv: string, count?: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default', resourceVersion: rv }, ...(count ? { data: { count } } : {}) });
+const c = 'counter';
+const key = 'default/a';
+
+/** A recording of the reconcile below with `want = '1'`: it patched the count once, then found it right. */
+const entries: TimelineEntry[] = [
+  { type: 'informer', at: t0, controller: c, resource: 'configmaps', event: 'Restart' },
+  { type: 'informer', at: t0, controller: c, resource: 'configmaps', event: 'Listed', key, resourceVersion: '1', object: cm('1') },
+  { type: 'informer', at: t0, controller: c, resource: 'configmaps', event: 'Synced', resourceVersion: '1' },
+  { type: 'informer', at: t0, controller: c, resource: 'knobs.example.com', event: 'Restart' },
+  { type: 'informer', at: t0, controller: c, resource: 'knobs.example.com', event: 'Synced', resourceVersion: '1' },
+  { type: 'run-start', at: t0 + 1, controller: c, key, attempt: 1 },
+  { type: 'write', at: t0 + 3, controller: c, key, verb: 'get', resource: 'configmaps', objectKey: key, code: 200, body: cm('1') },
+  { type: 'write', at: t0 + 5, controller: c, key, verb: 'patch', resource: 'configmaps', objectKey: key, code: 200, body: cm('2', '1') },
+  { type: 'event', at: t0 + 6, controller: c, key, eventType: 'Normal', reason: 'Counted', message: 'set count to 1' },
+  { type: 'run-end', at: t0 + 7, controller: c, key, attempt: 1, duration: 6, result: 'success' },
+  { type: 'informer', at: t0 + 10, controller: c, resource: 'configmaps', event: 'Modified', key, resourceVersion: '2', object: cm('2', '1') },
+  { type: 'run-start', at: t0 + 10, controller: c, key, attempt: 1 },
+  { type: 'write', at: t0 + 12, controller: c, key, verb: 'get', resource: 'configmaps', objectKey: key, code: 200, body: cm('2', '1') },
+  { type: 'run-end', at: t0 + 13, controller: c, key, attempt: 1, duration: 3, result: 'success' },
+  // A change of a watched resource, mapped by code the recording cannot hold: its trigger stands in for it.
+  { type: 'trigger', at: t0 + 40, controller: c, key, cause: { via: 'watches', resource: 'knobs.example.com', delta: 'Updated', objectKey: 'default/k' } },
+  { type: 'run-start', at: t0 + 40, controller: c, key, attempt: 1 },
+  { type: 'write', at: t0 + 41, controller: c, key, verb: 'get', resource: 'configmaps', objectKey: key, code: 404, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'configmaps "a" not found' } },
+  { type: 'run-end', at: t0 + 42, controller: c, key, attempt: 1, duration: 2, result: 'success' },
+];
+const recording: Recording = { header, entries, files: ['(memory)'], warnings: [] };
+
+function counter(want: string, seen: { at: number[]; objects: unknown[] } = { at: [], objects: [] }): ControllerReconciler<KubeObject> {
+  return async (k, ctx) => {
+    seen.at.push(ctx.now());
+    seen.objects.push(ctx.object?.metadata.resourceVersion);
+    let current: KubeObject & { data?: Record<string, string> };
+    try {
+      current = await ctx.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ctx.namespace, name: ctx.name });
+    } catch (err) {
+      if ((err as { code?: number }).code === 404) return;
+      throw err;
+    }
+    if (current.data?.count !== want) {
+      await ctx.client.patchMerge(current, { data: { count: want } });
+      ctx.recorder.record(current, { type: 'Normal', reason: 'Counted', action: 'Count', note: `set count to ${want}` });
+    }
+    expect(k).to.equal(key);
+  };
+}
+
+describe('replay (rxkube/testing)', () => {
+  it('replays the recorded reconcile to the same runs: 0 differ, in the recorded time, with the recorded answers', async () => {
+    const seen = { at: [] as number[], objects: [] as unknown[] };
+    const result = await replay(recording, { reconcile: counter('1', seen) });
+    expect(result.differ).to.equal(0);
+    expect(result.replayed).to.equal(3);
+    expect(replayReport(result)).to.equal('3 runs replayed, 0 differ');
+    // The clock reads the recorded times; each run starts when the recorded one did and sees the cache as it was.
+    expect(seen.at).to.deep.equal([t0, t0 + 10, t0 + 40]);
+    expect(seen.objects).to.deep.equal(['1', '2', '2']);
+    expect(result.runs.map((r) => [r.run, r.replayed?.start, r.replayed?.end])).to.deep.equal([
+      [1, t0, t0 + 7],
+      [2, t0 + 10, t0 + 13],
+      [3, t0 + 40, t0 + 42],
+    ]);
+    expect(result.runs[0]?.replayed?.steps).to.deep.equal([
+      { at: t0 + 3, text: 'get configmaps default/a' },
+      { at: t0 + 5, text: 'patch configmaps default/a' },
+      { at: t0 + 5, text: 'Normal Counted: set count to 1' },
+      { at: t0 + 7, text: 'default/a success' },
+    ]);
+    expect(result.runs[2]?.replayed?.steps.map((s) => s.text)).to.deep.equal(['get configmaps default/a 404', 'default/a success']);
+  });
+
+  it('shows what a changed reconcile would have done: each run that differs, as two timelines', async () => {
+    const result = await replay(recording, { reconcile: counter('2') });
+    const [first, second] = result.runs;
+    expect(first?.same).to.equal(false);
+    expect(first?.replayed?.steps.map((s) => s.text)).to.deep.equal(['get configmaps default/a', 'patch configmaps default/a', 'Normal Counted: set count to 2', 'default/a success']);
+    expect(second?.same).to.equal(false);
+    expect(second?.replayed?.steps.map((s) => s.text)).to.deep.equal([
+      'get configmaps default/a',
+      'patch configmaps default/a (not recorded)',
+      'default/a error: replay: run 2 of "default/a" made a request the recording did not: patch configmaps default/a (the recorded run made: get configmaps default/a)',
+    ]);
+    // The error is retried 5 ms later (the default limiter's first step): that is the third run, paired with the
+    // recorded third one, whose answers it gets (alike: times are not compared), and which it lasts as long as (to 42 ms);
+    // the recorded trigger at 40 ms comes during it and makes a fourth, which the recording lacks.
+    expect(result.runs.slice(2).map((r) => [r.run, r.replayed?.start, r.same, r.replayed?.steps.at(-1)?.text])).to.deep.equal([
+      [3, t0 + 18, true, 'default/a success'],
+      [4, t0 + 42, false, 'default/a error: replay: run 4 of "default/a" made a request the recording did not: get configmaps default/a (the recording has no such run)'],
+    ]);
+    expect(result.runs[3]?.recorded).to.equal(undefined);
+    expect(result.differ).to.equal(3);
+    const report = replayReport(result);
+    expect(report.split('\n')[0]).to.equal(`${result.replayed} runs replayed, ${result.differ} differ`);
+    expect(report).to.include(
+      [
+        'run 1 of default/a (attempt 1, at 1 ms) differs',
+        '  recorded:',
+        '    3ms  get configmaps default/a',
+        '    5ms  patch configmaps default/a',
+        '    6ms  Normal Counted: set count to 1',
+        '    7ms  default/a success',
+        '  replayed:',
+        '    3ms  get configmaps default/a',
+        '    5ms  patch configmaps default/a',
+        '    5ms  Normal Counted: set count to 2',
+        '    7ms  default/a success',
+      ].join('\n'),
+    );
+  });
+
+  it('is deterministic: the same recording and reconcile give the same result', async () => {
+    const once = await replay(recording, { reconcile: counter('2') });
+    const again = await replay(recording, { reconcile: counter('2') });
+    expect(again).to.deep.equal(once);
+    expect(replayReport(again)).to.equal(replayReport(once));
+  });
+
+  it('reads a recording from its file, and a cut-off last line replays with a warning', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rxkube-replay-'));
+    try {
+      const path = join(dir, 'run.jsonl');
+      const text = [header, ...entries].map((e) => JSON.stringify(e)).join('\n');
+      await writeFile(path, `${text}\n{"type":"run-start","at":17000`);
+      const result = await replay(path, { reconcile: counter('1') });
+      expect(result.differ).to.equal(0);
+      expect(result.warnings).to.deep.equal([`${path}:${entries.length + 2}: the last line is cut off (the recorder stopped mid-write); ignored`]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not compare a run the recording stopped in the middle of', async () => {
+    const cut = entries.slice(0, entries.length - 1);
+    const result = await replay({ ...recording, entries: cut }, { reconcile: counter('1') });
+    expect(result.runs.at(-1)).to.include({ run: 3, compared: false });
+    expect(result.replayed).to.equal(2);
+    expect(result.differ).to.equal(0);
+  });
+
+  it('refuses options without a reconcile', async () => {
+    let message = '';
+    await replay(recording, {} as never).catch((err: Error) => (message = err.message));
+    expect(message).to.equal('replay needs options with a reconcile function');
+  });
+});
