@@ -1,7 +1,9 @@
 import { apiserverCommand, apiserverUsage, UsageError, type CliIo } from './apiserver/cli.js';
+import { replayCommand, replayUsage } from './testing/replay/replayCommand.js';
 
 /**
- * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`).
+ * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`,
+ * `rxkube replay`).
  * A program entry like `bin/rxkube.js`, not a part of the library: it may
  * import any part. Failures are exit codes; nothing here calls
  * `process.exit`.
@@ -32,14 +34,16 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     switch (command) {
       case 'apiserver':
         return await apiserverCommand(rest, io);
+      case 'replay':
+        return await replayCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':
       case 'help':
-        io.out(apiserverUsage);
+        io.out(`${apiserverUsage}\n${replayUsage}`);
         return command === undefined ? 2 : 0;
       default:
-        io.err(`rxkube: unknown command ${JSON.stringify(command)}\n\n${apiserverUsage}`);
+        io.err(`rxkube: unknown command ${JSON.stringify(command)}\n\n${apiserverUsage}\n${replayUsage}`);
         return 2;
     }
   } catch (error) {

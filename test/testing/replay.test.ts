@@ -2,74 +2,8 @@ import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ControllerReconciler, KubeObject } from '../../src/index.js';
 import { replay, replayReport } from '../../src/testing/index.js';
-import type { Recording, RecordingHeader } from '../../src/controller/recording/format.js';
-import type { TimelineEntry } from '../../src/timeline.js';
-
-const t0 = 1_700_000_000_000;
-const header: RecordingHeader = {
-  type: 'header',
-  format: 'rxkube-recording',
-  version: 1,
-  controller: 'counter',
-  start: t0,
-  part: 0,
-  options: {
-    for: { version: 'v1', resource: 'configmaps', kind: 'ConfigMap' },
-    owns: [],
-    watches: [{ group: 'example.com', version: 'v1', resource: 'knobs', kind: 'Knob' }],
-    concurrency: 1,
-    redactSecrets: true,
-  },
-};
-
-const cm = (rv: string, count?: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default', resourceVersion: rv }, ...(count ? { data: { count } } : {}) });
-const c = 'counter';
-const key = 'default/a';
-
-/** A recording of the reconcile below with `want = '1'`: it patched the count once, then found it right. */
-const entries: TimelineEntry[] = [
-  { type: 'informer', at: t0, controller: c, resource: 'configmaps', event: 'Restart' },
-  { type: 'informer', at: t0, controller: c, resource: 'configmaps', event: 'Listed', key, resourceVersion: '1', object: cm('1') },
-  { type: 'informer', at: t0, controller: c, resource: 'configmaps', event: 'Synced', resourceVersion: '1' },
-  { type: 'informer', at: t0, controller: c, resource: 'knobs.example.com', event: 'Restart' },
-  { type: 'informer', at: t0, controller: c, resource: 'knobs.example.com', event: 'Synced', resourceVersion: '1' },
-  { type: 'run-start', at: t0 + 1, controller: c, key, attempt: 1 },
-  { type: 'write', at: t0 + 3, controller: c, key, verb: 'get', resource: 'configmaps', objectKey: key, code: 200, body: cm('1') },
-  { type: 'write', at: t0 + 5, controller: c, key, verb: 'patch', resource: 'configmaps', objectKey: key, code: 200, body: cm('2', '1') },
-  { type: 'event', at: t0 + 6, controller: c, key, eventType: 'Normal', reason: 'Counted', message: 'set count to 1' },
-  { type: 'run-end', at: t0 + 7, controller: c, key, attempt: 1, duration: 6, result: 'success' },
-  { type: 'informer', at: t0 + 10, controller: c, resource: 'configmaps', event: 'Modified', key, resourceVersion: '2', object: cm('2', '1') },
-  { type: 'run-start', at: t0 + 10, controller: c, key, attempt: 1 },
-  { type: 'write', at: t0 + 12, controller: c, key, verb: 'get', resource: 'configmaps', objectKey: key, code: 200, body: cm('2', '1') },
-  { type: 'run-end', at: t0 + 13, controller: c, key, attempt: 1, duration: 3, result: 'success' },
-  // A change of a watched resource, mapped by code the recording cannot hold: its trigger stands in for it.
-  { type: 'trigger', at: t0 + 40, controller: c, key, cause: { via: 'watches', resource: 'knobs.example.com', delta: 'Updated', objectKey: 'default/k' } },
-  { type: 'run-start', at: t0 + 40, controller: c, key, attempt: 1 },
-  { type: 'write', at: t0 + 41, controller: c, key, verb: 'get', resource: 'configmaps', objectKey: key, code: 404, body: { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'configmaps "a" not found' } },
-  { type: 'run-end', at: t0 + 42, controller: c, key, attempt: 1, duration: 2, result: 'success' },
-];
-const recording: Recording = { header, entries, files: ['(memory)'], warnings: [] };
-
-function counter(want: string, seen: { at: number[]; objects: unknown[] } = { at: [], objects: [] }): ControllerReconciler<KubeObject> {
-  return async (k, ctx) => {
-    seen.at.push(ctx.now());
-    seen.objects.push(ctx.object?.metadata.resourceVersion);
-    let current: KubeObject & { data?: Record<string, string> };
-    try {
-      current = await ctx.client.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ctx.namespace, name: ctx.name });
-    } catch (err) {
-      if ((err as { code?: number }).code === 404) return;
-      throw err;
-    }
-    if (current.data?.count !== want) {
-      await ctx.client.patchMerge(current, { data: { count: want } });
-      ctx.recorder.record(current, { type: 'Normal', reason: 'Counted', action: 'Count', note: `set count to ${want}` });
-    }
-    expect(k).to.equal(key);
-  };
-}
+import { counter, entries, header, recording, t0 } from '../fixtures/counterRecording.js';
 
 describe('replay (rxkube/testing)', () => {
   it('replays the recorded reconcile to the same runs: 0 differ, in the recorded time, with the recorded answers', async () => {

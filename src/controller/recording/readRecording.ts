@@ -16,6 +16,7 @@ async function filesOf(path: string): Promise<string[]> {
   try {
     names = await readdir(dirname(path));
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new RecordingError(`no recording at ${path}: the file does not exist`);
     throw new RecordingError(`cannot read the recording ${path}: ${(err as Error).message}`, { cause: err });
   }
   if (!names.includes(base)) throw new RecordingError(`no recording at ${path}: the file does not exist`);
