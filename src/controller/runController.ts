@@ -3,7 +3,9 @@ import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
 import { startHealthServer, type HealthServer } from '../sinks/metrics/healthServer.js';
 import type { KubeObject } from '../types.js';
 import type { WebhookServer } from '../webhooks/webhookServer.js';
+import { asyncScheduler } from 'rxjs';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
+import { recordTimeline, type RecordOptions } from './recording/recordTimeline.js';
 import { serveControllerWebhooks, type ControllerWebhooks } from './controllerWebhooks.js';
 
 /** What `runController()` takes: a controller's options, and the health server, signals and outcome hook of a process. */
@@ -23,6 +25,14 @@ export interface RunControllerOptions<T extends KubeObject> extends ControllerOp
   webhooks?: ControllerWebhooks<T>;
   /** Told of every outcome (the default logs failures; successes at debug). One that throws shuts the controller down, and `done` rejects naming it. */
   onOutcome?: (outcome: ReconcileOutcome) => void;
+  /**
+   * Record the controller's timeline, every object its informers received
+   * included, to this file (newline-delimited JSON, for `replay` and
+   * `rxkube replay`): rotated by size (64 MiB, 5 files by default),
+   * Secrets' values redacted unless `keepSecrets`. A write error is logged;
+   * the controller goes on. `done` settles once the recording is on disk.
+   */
+  record?: string | RecordOptions;
 }
 
 /** A controller that `runController()` started: its parts, and the handles to stop it and wait for it. */
@@ -66,6 +76,11 @@ export async function runController<T extends KubeObject>(options: RunController
   if (options.stopNow?.aborted) abortNow.abort();
   else options.stopNow?.addEventListener('abort', onCallerStopNow, { once: true });
   const running = controller<T>({ ...options, logger, signal: abort.signal, stopNow: abortNow.signal });
+  // Subscribed before the controller starts: the timeline is hot, and the first lists belong in the recording.
+  const recording =
+    options.record === undefined
+      ? undefined
+      : recordTimeline(running.timeline, options, typeof options.record === 'string' ? { path: options.record } : options.record, { scheduler: options.scheduler ?? asyncScheduler, logger });
 
   const stopWebhooks = new AbortController();
   let webhookServer: WebhookServer | undefined;
@@ -150,6 +165,7 @@ export async function runController<T extends KubeObject>(options: RunController
     await health?.close();
     stopWebhooks.abort();
     await webhooks?.then((server) => server.close(), () => {});
+    await recording?.stop();
     logger.info({}, 'controller stopped');
   });
   // Awaited or not, a failure must never surface as an unhandled rejection.

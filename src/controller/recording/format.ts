@@ -20,6 +20,7 @@ export interface RecordedResource {
   readonly version: string;
   readonly resource: string;
   readonly kind: string;
+  readonly namespace?: string;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly metadataOnly?: boolean;

@@ -28,6 +28,7 @@ function recordedResource(r: WatchedResource): RecordedResource {
     version: r.version,
     resource: r.resource,
     kind: r.kind,
+    ...(r.namespace !== undefined ? { namespace: r.namespace } : {}),
     ...(r.labelSelector !== undefined ? { labelSelector: r.labelSelector } : {}),
     ...(r.fieldSelector !== undefined ? { fieldSelector: r.fieldSelector } : {}),
     ...(r.metadataOnly !== undefined ? { metadataOnly: r.metadataOnly } : {}),

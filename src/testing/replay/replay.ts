@@ -2,35 +2,36 @@ import { deepStrictEqual } from 'node:assert';
 import { KubeConfig } from '@kubernetes/client-node';
 import { firstValueFrom, isObservable, lastValueFrom, ReplaySubject, from, concatMap, of, timer, map, type Observable, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { controller, type ControllerOptions, type ControllerReconciler, type ExtraWatch, type WatchedResource } from '../../controller/controller.js';
+import { controller, type ControllerOptions, type ControllerReconciler, type ExtraWatch } from '../../controller/controller.js';
 import type { Recording } from '../../controller/recording/format.js';
 import { readRecording } from '../../controller/recording/readRecording.js';
 import { silentLogger } from '../../logger.js';
 import type { ReconcileOutcome } from '../../operators/reconcileByKey.js';
-import { kubeClient } from '../../sinks/client/kubeClient.js';
 import type { EventRecorder } from '../../sinks/events/eventRecorder.js';
 import type { InformerEntry, TimelineEntry } from '../../timeline.js';
 import { resourceName, type KubeObject, type ListWatchEvent, type ObjectKey } from '../../types.js';
 import { MarbleInformers } from '../marble/marbleInformers.js';
 import { runVirtualTime, settle } from '../marble/virtualTime.js';
-import { registryResolver, serveResource } from '../memory/memoryResources.js';
-import { virtualServer } from '../memory/virtualServer.js';
 import { compareRuns, type ReplayedRunResult } from './compareRuns.js';
-import { replayTransport, type ReplayedRunLog } from './replayTransport.js';
+import { replayClient, type ReplayedRunLog } from './replayClient.js';
 import { errorMessage, eventText, outcomeText, recordedRuns } from './runSteps.js';
 
 /**
  * What `replay` takes: the reconcile to replay, and what a recording
- * cannot hold because it is code: predicates, the rate limiter, index
- * functions. Concurrency, timeout, retries and resync default to the
- * recorded controller's.
+ * cannot hold because it is code. Spread the controller's own options in
+ * (`{ ...podAutoscalerOptions(kubeConfig), reconcile }`): `for`, `owns` and
+ * `watches` bring their index functions and maps, and `predicates` and
+ * `rateLimiter` their logic; `name`, `kubeConfig` and the rest are ignored.
+ * Without `for`/`owns`, the recorded resources serve, without indexes;
+ * without `watches`, the recorded resources are watched for their stores
+ * and the recorded triggers of `watches` stand in for the maps.
+ * Concurrency, timeout, retries and resync default to the recorded
+ * controller's.
  */
 export interface ReplayOptions<T extends KubeObject>
-  extends Partial<Pick<ControllerOptions<T>, 'predicates' | 'rateLimiter' | 'concurrency' | 'timeout' | 'maxRetries' | 'resyncPeriod' | 'gracePeriod' | 'logger'>> {
+  extends Partial<Pick<ControllerOptions<T>, 'for' | 'owns' | 'watches' | 'predicates' | 'rateLimiter' | 'concurrency' | 'timeout' | 'maxRetries' | 'resyncPeriod' | 'gracePeriod' | 'logger'>> {
   /** The reconcile to replay: the recorded one, or a changed one to see what it would have done. */
   reconcile: ControllerReconciler<T>;
-  /** Index functions of the primary resource's store, when the reconcile reads an index of its own. */
-  indexers?: WatchedResource['indexers'];
 }
 
 /** What a replay did, and how it compares with the recording. */
@@ -82,7 +83,7 @@ function listWatchEvent(e: InformerEntry): ListWatchEvent | undefined {
 }
 
 /** Feeds the recorded entries in virtual time, each at its recorded time, to one input per resource, and the `watches` triggers to one of its own. */
-function recordedInputs(entries: readonly TimelineEntry[], scheduler: TestScheduler, start: number) {
+function recordedInputs(entries: readonly TimelineEntry[], scheduler: TestScheduler, start: number, recordedTriggers: boolean) {
   const inputs = new Map<string, ReplaySubject<ListWatchEvent>>();
   const input = (name: string): ReplaySubject<ListWatchEvent> => {
     let subject = inputs.get(name);
@@ -97,7 +98,7 @@ function recordedInputs(entries: readonly TimelineEntry[], scheduler: TestSchedu
     if (e.type === 'informer') {
       const event = listWatchEvent(e);
       if (event !== undefined) input(e.resource).next(event);
-    } else if (e.type === 'trigger' && e.cause.via === 'watches') {
+    } else if (recordedTriggers && e.type === 'trigger' && e.cause.via === 'watches') {
       // A watch's map is code, not in the recording: its recorded triggers stand in for it.
       triggers.next({ type: 'Added', object: { metadata: { name: `t${++n}`, annotations: { [triggerKey]: e.key } } } });
     }
@@ -112,7 +113,7 @@ function runRecorder(log: ReplayedRunLog, now: () => number): EventRecorder {
   return {
     record: (_regarding, event) => {
       recorded++;
-      log.steps.push({ at: now(), text: eventText(event.type, event.reason, event.note ?? '') });
+      log.steps.push({ at: now(), text: eventText(event.type, event.reason, event.note ?? event.action) });
     },
     flush: async () => {},
     close: async () => {},
@@ -132,11 +133,11 @@ function runRecorder(log: ReplayedRunLog, now: () => number): EventRecorder {
  *
  * How: the real `controller()` runs on a `TestScheduler` whose clock reads
  * the recorded times (`ctx.now()` included). Its informers get the recorded
- * informer events at their recorded times; the triggers of `watches` come
- * as recorded (their `map` is code), those of `for` and `owns` from the
- * events as they did. The nth run of a key is answered, request by
+ * informer events at their recorded times; the triggers of `for` and
+ * `owns` come from those events as they did, those of `watches` through
+ * the maps given, or as recorded without them. The nth run of a key is answered, request by
  * request, with what the nth recorded run of that key was answered (see
- * `replayTransport`); a request it never made fails with an
+ * `replayClient`); a request it never made fails with an
  * `UnrecordedRequestError`. A run ends no earlier than its recorded run
  * did, so that the queue sees the same timing. Events are kept, never
  * written. It stops at the recording's last entry, then lets runs in
@@ -156,17 +157,8 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
   scheduler.frame = header.start;
   const now = (): number => scheduler.now();
 
-  const server = virtualServer(scheduler);
-  for (const r of [header.options.for, ...header.options.owns, ...header.options.watches]) {
-    try {
-      serveResource(server.cluster.registry, { group: r.group ?? '', version: r.version, resource: r.resource, kind: r.kind });
-    } catch {
-      // A built-in: served already.
-    }
-  }
-  const resolver = registryResolver(server.cluster.registry);
   const recorded = recordedRuns(read.entries);
-  const inputs = recordedInputs(read.entries, scheduler, header.start);
+  const inputs = recordedInputs(read.entries, scheduler, header.start, options.watches === undefined);
   const replayedRuns: ReplayedLog[] = [];
   const ranks = new Map<ObjectKey, number>();
   const userReconcile = options.reconcile;
@@ -177,7 +169,7 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
     const counterpart = recorded.get(key)?.[run - 1];
     const log: ReplayedLog = { key, run, attempt: ctx.attempt, start: now(), end: undefined, steps: [] };
     replayedRuns.push(log);
-    const client = kubeClient(replayTransport(counterpart, log, scheduler), { resolver, scheduler, fieldManager: header.controller, random: () => 0, logger });
+    const client = replayClient(counterpart, log, scheduler);
     const waitForRecordedEnd = (): Promise<unknown> =>
       counterpart?.end !== undefined && counterpart.end > now() ? firstValueFrom(timer(counterpart.end - now(), scheduler)) : Promise.resolve();
     return (async () => {
@@ -195,9 +187,9 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
   const ctl = controller<T>({
     name: header.controller,
     kubeConfig: new KubeConfig(),
-    for: { ...header.options.for, ...(options.indexers !== undefined ? { indexers: options.indexers } : {}) },
-    owns: [...header.options.owns],
-    watches: [...header.options.watches.map((resource): ExtraWatch => ({ resource, map: () => [] })), triggerWatch],
+    for: options.for ?? header.options.for,
+    owns: options.owns ?? [...header.options.owns],
+    watches: options.watches ?? [...header.options.watches.map((resource): ExtraWatch => ({ resource, map: () => [] })), triggerWatch],
     concurrency: options.concurrency ?? header.options.concurrency,
     ...(options.timeout ?? header.options.timeout) !== undefined ? { timeout: (options.timeout ?? header.options.timeout) as number } : {},
     ...(options.maxRetries ?? header.options.maxRetries) !== undefined ? { maxRetries: (options.maxRetries ?? header.options.maxRetries) as number } : {},
@@ -205,7 +197,7 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
     ...(options.predicates !== undefined ? { predicates: options.predicates } : {}),
     ...(options.rateLimiter !== undefined ? { rateLimiter: options.rateLimiter } : {}),
     informers: new MarbleInformers((resource) => inputs.input(resourceName(resource)), { scheduler, logger }),
-    client: kubeClient(replayTransport(undefined, { key: '(outside a run)', run: 0, steps: [] }, scheduler), { resolver, scheduler, logger }),
+    client: replayClient(undefined, { key: '(outside a run)', run: 0, steps: [] }, scheduler),
     recorder: runRecorder({ key: '(outside a run)', run: 0, steps: [] }, now),
     scheduler,
     logger,
