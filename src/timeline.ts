@@ -36,13 +36,24 @@ export interface TimelineStamp {
  * `Deleted`: the recorder keeps it, the live view shows it.
  */
 export interface InformerEntry extends TimelineStamp {
+  /** Which entry this is. */
   readonly type: 'informer';
+  /** The store's name of the resource (`deployments.apps`, `configmaps`). */
   readonly resource: string;
+  /** The `ListWatchEvent`'s type, or `Failure`. */
   readonly event: 'Restart' | 'Listed' | 'Synced' | 'Added' | 'Modified' | 'Deleted' | 'Bookmark' | 'Failure';
+  /** The object's key, for the events that carry an object. */
   readonly key?: ObjectKey;
+  /** The object's resourceVersion; for `Synced` and `Bookmark`, the list's or the bookmark's. */
   readonly resourceVersion?: string;
+  /** The object as received (after the informer's transform). */
   readonly object?: KubeObject;
+  /** For a `Failure`: what failed and why (`list: ...`, `watch: ...`, or the informer's final error). */
   readonly error?: string;
+  /** For a `Failure`: the HTTP status of the answer, if one came. */
+  readonly code?: number;
+  /** For a `Failure` the source retries on its own: ms until it tries again (unset when the informer failed for good). */
+  readonly retryIn?: number;
 }
 
 /**
@@ -52,16 +63,25 @@ export interface InformerEntry extends TimelineStamp {
  * `resync`. `resource` and `objectKey` name the object whose delta it was.
  */
 export interface TriggerCause {
+  /** How the delta came to the key. */
   readonly via: 'for' | 'owns' | 'watches' | 'resync';
+  /** The store's name of the resource whose delta it was. */
   readonly resource: string;
+  /** The delta's type. */
   readonly delta: 'Added' | 'Updated' | 'Deleted' | 'Sync';
+  /** The key of the object whose delta it was (an owned object's, a watched one's, or the key itself). */
   readonly objectKey: ObjectKey;
+  /** Set when the delta is part of the informer's state replayed to a new run of the queue (`initial: true`): the start, or leadership regained. */
+  readonly initial?: boolean;
 }
 
 /** A primary key was triggered, and why. */
 export interface TriggerEntry extends TimelineStamp {
+  /** Which entry this is. */
   readonly type: 'trigger';
+  /** The primary key triggered. */
   readonly key: ObjectKey;
+  /** Why. */
   readonly cause: TriggerCause;
 }
 
@@ -71,28 +91,43 @@ export interface TriggerEntry extends TimelineStamp {
  * `error`, `requeue` or `requeueAfter`), or `idle` (done, nothing pending).
  */
 export interface QueueEntry extends TimelineStamp {
+  /** Which entry this is. */
   readonly type: 'queue';
+  /** The key that moved. */
   readonly key: ObjectKey;
+  /** Where it is now. */
   readonly state: 'waiting' | 'running' | 'delayed' | 'idle';
+  /** For `delayed`: ms until its rerun. */
   readonly delay?: number;
+  /** For `delayed`: what asked for the rerun. */
   readonly reason?: 'error' | 'requeue' | 'requeueAfter';
 }
 
 /** A reconcile of `key` started; `attempt` counts from 1 and grows with each retry after a failure. */
 export interface RunStartEntry extends TimelineStamp {
+  /** Which entry this is. */
   readonly type: 'run-start';
+  /** The key reconciled. */
   readonly key: ObjectKey;
+  /** 1 for a first run, n + 1 for the n-th retry in a row (the run's `ctx.attempt` + 1). */
   readonly attempt: number;
 }
 
 /** A reconcile of `key` ended, with its outcome (`ReconcileOutcome`'s `result`), after `duration` ms. */
 export interface RunEndEntry extends TimelineStamp {
+  /** Which entry this is. */
   readonly type: 'run-end';
+  /** The key reconciled. */
   readonly key: ObjectKey;
+  /** The attempt, as its `run-start` said. */
   readonly attempt: number;
+  /** How long the run took (ms, the controller's clock). */
   readonly duration: number;
+  /** The outcome's `result`. */
   readonly result: 'success' | 'error' | 'requeue' | 'requeue_after' | 'dropped';
+  /** The failure's message, for `error` and `dropped`. */
   readonly error?: string;
+  /** The `requeueAfter` (ms) the run asked for, if it did. */
   readonly requeueAfter?: number;
 }
 
@@ -104,27 +139,48 @@ export interface RunEndEntry extends TimelineStamp {
  * when no answer came). `body` is the answer's body, for `replay`.
  */
 export interface WriteEntry extends TimelineStamp {
+  /** Which entry this is. */
   readonly type: 'write';
+  /** The key of the run that made the request. */
   readonly key: ObjectKey;
+  /** The client method called (`get`, `create`, `createOrUpdate`, `patchMerge`, `remove`, ...). */
   readonly verb: string;
+  /** The kind addressed, qualified by its API group as kubectl spells it (`Deployment.apps`, `ConfigMap` for the core group): the client resolves the resource itself. */
   readonly resource: string;
+  /** The key of the object addressed (none for a `list` or `resource`). */
   readonly objectKey?: ObjectKey;
+  /** The HTTP status: 200, 201 for a create, 404 for a `remove` of an object already gone, the error's status for a failure, 0 when no answer came. */
   readonly code: number;
+  /** The answer: what the method resolved to, or for a failure the server's Status, if it sent one. */
   readonly body?: unknown;
+  /** The error's message, when the request failed (then `body` is the server's Status, if it sent one). */
+  readonly error?: string;
 }
 
 /** An Event a reconcile recorded through `ctx.recorder`. */
 export interface EventEntry extends TimelineStamp {
+  /** Which entry this is. */
   readonly type: 'event';
+  /** The key of the run that recorded it. */
   readonly key: ObjectKey;
+  /** `Normal`, or `Warning`. */
   readonly eventType: 'Normal' | 'Warning';
+  /** The Event's reason. */
   readonly reason: string;
+  /** The Event's note, or its action when it has no note. */
   readonly message: string;
+  /** The Event's `action`; `message` is its note, or the action when it has none. */
+  readonly action?: string;
+  /** The key of the object the Event is about (`regarding`), which need not be the run's own. */
+  readonly regarding?: ObjectKey;
 }
 
 /** The controller started or stopped leading (always `leading: true` first when there is no leader election). */
 export interface LeadershipEntry extends TimelineStamp {
+  /** Which entry this is. */
   readonly type: 'leadership';
+  /** Whether this replica leads now. */
   readonly leading: boolean;
+  /** This replica's identity (its leader election identity). */
   readonly identity: string;
 }

@@ -20,8 +20,13 @@ import { restClientMetrics } from '../sinks/metrics/restClientMetrics.js';
 import { sourceMetrics } from '../sinks/metrics/sourceMetrics.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import type { Lister } from '../store/store.js';
+import type { TimelineEntry } from '../timeline.js';
 import type { Delta, KubeObject, ObjectKey, ResourceRef } from '../types.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
+import { runParts } from './timelineClient.js';
+import { TimelineHub } from './timelineHub.js';
+import { listenToInformers } from './timelineInformers.js';
+import { timelineObserver } from './timelineQueue.js';
 import { reconcileContext, wire } from './wiring.js';
 
 /** A resource a controller watches: where it lives, and what kind its objects are. */
@@ -183,6 +188,17 @@ export interface Controller<T extends KubeObject = KubeObject> extends Observabl
   ready(): boolean;
   /** Why `ready()` is false, one line per cause (a resource's failure, the controller's end); empty when ready. */
   notReady(): string[];
+  /**
+   * What the controller does, as it does it (`TimelineEntry`, each stamped
+   * with the scheduler's `now()`): informer events (with the objects
+   * received) and failures, triggers and their causes, queue transitions,
+   * runs, the requests of `ctx.client` with their answers, the Events of
+   * `ctx.recorder`, leadership. Hot: subscribing starts nothing, and shows
+   * what happens from then on (a run already under way shows no writes).
+   * Costs one check per event while nobody subscribes. A callback given to
+   * `subscribe` that throws is logged; the controller goes on.
+   */
+  readonly timeline: Observable<TimelineEntry>;
 }
 
 /**
@@ -239,7 +255,9 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const informers = options.informers ?? new InformerFactory(options.kubeConfig, { logger, scheduler, monitor, requests });
   const client = options.client ?? kubeClient(options.kubeConfig, { fieldManager: options.name, logger, requests });
   const identity = options.leaderElection?.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 10)}`;
-  const wiring = wire(options, informers);
+  // The informers are listened to only while someone reads the timeline.
+  const hub: TimelineHub = new TimelineHub(options.name, scheduler, logger, () => listenToInformers(hub, wiring.all));
+  const wiring = wire(options, informers, hub);
   // What the elector said last: read by leading() and ready(), never to steer the run.
   let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
   // Whether a run is under way, and how the last one ended: readiness tells the truth after the end too.
@@ -249,6 +267,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const output = new Observable<ReconcileOutcome>((subscriber) => {
     running = true;
     ended = undefined;
+    let toldLeading: boolean | undefined;
     const finish = (why: string): void => {
       running = false;
       ended = why;
@@ -287,14 +306,15 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
             },
       onLeader: (state) => {
         leader = state;
+        if (state.leading !== toldLeading) hub.leadership((toldLeading = state.leading), identity);
       },
-      reconcile: (key, ctx) => options.reconcile(key, reconcileContext(ctx, wiring, { client, recorder, logger, scheduler })),
+      reconcile: (key, ctx) => options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, client, recorder), logger, scheduler })),
       queue: {
         concurrency,
         scheduler,
         clock,
         logger,
-        observer: metrics.observer,
+        observer: timelineObserver(hub, metrics.observer),
         ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
         ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
         ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
@@ -340,6 +360,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     registry,
     synced: () => running && wiring.synced(),
     leading: () => running && leader?.leading === true,
+    timeline: hub.timeline,
     ready: () => notReady().length === 0,
     notReady,
   }) as Controller<T>;

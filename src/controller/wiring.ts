@@ -1,4 +1,4 @@
-import { filter, first, map, merge, startWith, type Observable, type SchedulerLike } from 'rxjs';
+import { defer, filter, first, map, merge, startWith, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { InformerFactory, Informer } from '../informers/informerFactory.js';
 import type { Logger } from '../logger.js';
 import { mapToKeys, mapToOwners } from '../operators/owners.js';
@@ -8,7 +8,8 @@ import type { KubeClient } from '../sinks/client/kubeClient.js';
 import type { EventRecorder } from '../sinks/events/eventRecorder.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import type { StoreEvent } from '../store/indexer.js';
-import { isDelta, resourceName, splitKey, type KubeObject, type ObjectKey } from '../types.js';
+import type { TriggerCause } from '../timeline.js';
+import { isDelta, resourceName, splitKey, type Delta, type KubeObject, type ObjectKey } from '../types.js';
 import type { ControllerContext, ControllerOptions, ControllerStores, WatchedResource } from './controller.js';
 
 /**
@@ -63,7 +64,45 @@ function named<F extends (...args: never[]) => unknown>(name: string, fn: F): F 
   return Object.defineProperty(fn, 'name', { value: name });
 }
 
-export function wire<T extends KubeObject>(options: ControllerOptions<T>, informers: InformerFactory): Wiring<T> {
+/** Where the triggers' causes go: the timeline, which builds nothing unless `active`. */
+export interface TriggerTrace {
+  readonly active: boolean;
+  trigger(key: ObjectKey, via: TriggerCause['via'], resource: string, delta: Delta): void;
+}
+
+/**
+ * `toKeys` over `events`, each key it gives told to `trace` with the delta
+ * it came from. The mappers are synchronous (one delta in, its keys out
+ * before the next delta), so the last delta seen is the one of each key.
+ */
+function traced<E extends StoreEvent>(
+  events: Observable<E>,
+  toKeys: OperatorFunction<E, ObjectKey>,
+  trace: TriggerTrace | undefined,
+  via: TriggerCause['via'],
+  resource: string,
+): Observable<ObjectKey> {
+  if (trace === undefined) return events.pipe(toKeys);
+  return defer(() => {
+    let cause: E | undefined;
+    return events.pipe(
+      tap((event) => (cause = event)),
+      toKeys,
+      tap((key) => {
+        if (trace.active && cause !== undefined && isDelta(cause)) trace.trigger(key, via, resource, cause);
+      }),
+    );
+  });
+}
+
+/**
+ * The informers of `options`, their stores and the keys their changes
+ * trigger, each key told to `trace` (when given) with its cause. A
+ * primary `Sync` whose `object` is its `old` comes from the periodic
+ * resync (which re-sends the stored object as both); a repeat the watch
+ * sent holds the object received, never the stored one.
+ */
+export function wire<T extends KubeObject>(options: ControllerOptions<T>, informers: InformerFactory, trace?: TriggerTrace): Wiring<T> {
   const primary = informers.informer<T>(options.for, {
     ...selectors(options.for),
     ...(options.for.indexers ? { indexers: options.for.indexers as Indexers<T> } : {}),
@@ -80,10 +119,14 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
   const stores: ControllerStores = Object.freeze(Object.fromEntries(all.map(({ resource, informer }) => [resourceName(resource), informer.store])));
   const synced = () => all.every(({ informer }) => informer.store.synced);
   const ownerKind = { group: options.for.group ?? '', kind: options.for.kind };
+  const primaryName = resourceName(options.for);
   const primaryChanges = primary.events.pipe(
     options.predicates ? filterDeltas<T>(options.predicates) : (source: Observable<StoreEvent<T>>) => source,
     filter(isDelta),
-    map((delta) => delta.key),
+    map((delta) => {
+      if (trace?.active === true) trace.trigger(delta.key, delta.type === 'Sync' && delta.object === delta.old ? 'resync' : 'for', primaryName, delta);
+      return delta.key;
+    }),
   );
   return {
     primary,
@@ -94,9 +137,15 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
     whenSynced: merge(...all.map(({ informer }) => informer.events)).pipe(startWith(null), map(synced), first(Boolean)),
     triggers: merge(
       primaryChanges,
-      ...owned.map(({ informer }) => informer.events.pipe(mapToOwners(ownerKind))),
+      ...owned.map(({ resource, informer }) => traced(informer.events, mapToOwners(ownerKind), trace, 'owns', resourceName(resource))),
       ...watched.map(({ watch, informer }, i) =>
-        informer.events.pipe(mapToKeys(named(`watches[${i}].map (${resourceName(watch.resource)})`, (delta) => watch.map(delta, stores)))),
+        traced(
+          informer.events,
+          mapToKeys(named(`watches[${i}].map (${resourceName(watch.resource)})`, (delta) => watch.map(delta, stores))),
+          trace,
+          'watches',
+          resourceName(watch.resource),
+        ),
       ),
     ),
   };

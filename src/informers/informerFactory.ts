@@ -7,6 +7,7 @@ import { indexer, type StoreEvent } from '../store/indexer.js';
 import { Store, listerView, type Lister } from '../store/store.js';
 import { type KubeObject, type ListWatchEvent, collectionPath, describeResource, resourceName, type ResourceRef } from '../types.js';
 import { listWatch, type ListWatchMonitor, type ListWatchOptions } from '../sources/listWatch.js';
+import type { Logger } from '../logger.js';
 import { replay, shareSource } from './shareSource.js';
 
 /** One shared list-watch and its store. */
@@ -27,6 +28,27 @@ export interface Informer<T extends KubeObject = KubeObject> {
    * once its events ended with an error; `ok` otherwise, and before it starts.
    */
   health(): InformerHealth;
+  /**
+   * Tells `listener` of what the informer receives, for as long as it
+   * listens (until the function returned is called): every event of its
+   * source as it arrives (after the transform, before the store applies
+   * it) and every failure of its list or watch. Listening starts nothing;
+   * an informer no one listens to pays one check per event. A listener that
+   * throws is logged and otherwise ignored.
+   */
+  listen(listener: InformerListener<T>): () => void;
+}
+
+/** What an informer's `listen` tells. */
+export interface InformerListener<T extends KubeObject = KubeObject> {
+  /** One event of the source, as received. */
+  event(event: ListWatchEvent<T>): void;
+  /**
+   * The source failed: `retryInMs` is set when it retries on its own (a 403
+   * before RBAC is granted, a server that is down), unset when the
+   * informer's events ended with this error. `code` is the HTTP status, if one came.
+   */
+  failure(failure: { reason: string; code?: number; retryInMs?: number }): void;
 }
 
 /** An informer's health; `reason` says what failed, in words for a `/readyz` answer or a log. */
@@ -105,6 +127,8 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   private started = false;
   private finished = false;
   private currentHealth: InformerHealth = OK;
+  private listeners: InformerListener<T>[] = [];
+  private readonly logger: Logger | undefined;
 
   constructor(
     kubeConfig: KubeConfig,
@@ -113,6 +137,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     factoryOptions: InformerFactoryOptions,
   ) {
     this.indexers = { ...options.indexers };
+    this.logger = factoryOptions.logger;
     this.current = this.newStore();
     const monitor = this.healthMonitor(factoryOptions.monitor);
     const open: InformerSource =
@@ -126,6 +151,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
       // objects deleted while no one watched, which no tombstone would reach.
       this.current = this.newStore();
       const events = open<T>(resource, pickListOptions(options)).pipe(
+        tap(this.tell),
         deltas<T>({ logger: factoryOptions.logger }),
         indexer<T>({ store: this.current }),
       );
@@ -133,7 +159,11 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     }).pipe(
       tap({
         complete: () => (this.finished = true),
-        error: (err: unknown) => (this.currentHealth = { state: 'failed', reason: err instanceof Error ? err.message : String(err) }),
+        error: (err: unknown) => {
+          const reason = err instanceof Error ? err.message : String(err);
+          this.currentHealth = { state: 'failed', reason };
+          this.notify((listener) => listener.failure({ reason }));
+        },
       }),
     );
     const shared = source.pipe(shareSource<T>());
@@ -147,10 +177,38 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     return this.currentHealth;
   }
 
+  listen(listener: InformerListener<T>): () => void {
+    // Copied on change, never in place: a listener that leaves while events are told does not skip its neighbour.
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  private readonly tell = (event: ListWatchEvent<T>): void => {
+    if (this.listeners.length > 0) this.notify((listener) => listener.event(event));
+  };
+
+  private notify(call: (listener: InformerListener<T>) => void): void {
+    for (const listener of this.listeners) {
+      try {
+        call(listener);
+      } catch (err) {
+        this.logger?.error({ resource: resourceName(this.resource), err: err instanceof Error ? err.message : String(err) }, 'an informer listener threw');
+      }
+    }
+  }
+
   /** The factory's monitor, told too of this informer's source failing and recovering. */
   private healthMonitor(shared: ListWatchMonitor | undefined): ListWatchMonitor {
     return {
       ...shared,
+      retry: (info) => {
+        if (this.listeners.length > 0) {
+          this.notify((listener) => listener.failure({ reason: `${info.verb}: ${info.reason}`, ...(info.code !== undefined ? { code: info.code } : {}), retryInMs: info.delayMs }));
+        }
+        shared?.retry?.(info);
+      },
       status: (resource, status) => {
         if (this.currentHealth.state !== 'failed') this.currentHealth = status.healthy ? OK : { state: 'failing', reason: `${status.verb} failing: ${status.reason}` };
         shared?.status?.(resource, status);

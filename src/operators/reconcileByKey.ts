@@ -17,7 +17,7 @@ import { guardObserver, type WorkqueueObserver } from './workqueueObserver.js';
 
 export { ReconcileTimeoutError, TerminalError } from './reconciler.js';
 export type { FailureKind, ReconcileContext, ReconcileResult, Reconciler } from './reconciler.js';
-export type { WorkqueueObserver } from './workqueueObserver.js';
+export type { DelayReason, WorkqueueObserver } from './workqueueObserver.js';
 export type { ReconcileOutcomeResult } from './keyQueue.js';
 
 /** One per run, emitted when the run ends. */
@@ -339,8 +339,11 @@ class Workqueue {
         queue.wake(e, now)?.unsubscribe();
         return this.queued(key);
       case 'waiting':
-        settings.observer?.added(key);
-        settings.observer?.depth(queue.waiting);
+        if (settings.observer !== undefined) {
+          settings.observer.added(key);
+          settings.observer.waiting(key);
+          settings.observer.depth(queue.waiting);
+        }
         this.pump();
     }
   };
@@ -350,6 +353,7 @@ class Workqueue {
     const { observer } = this.settings;
     if (observer !== undefined) {
       observer.added(key);
+      observer.waiting(key);
       observer.depth(this.queue.waiting);
     }
     this.pump();
@@ -376,7 +380,7 @@ class Workqueue {
     const { observer, timeout, scheduler } = this.settings;
     if (observer !== undefined) {
       observer.activeWorkers(this.queue.running);
-      observer.started(e.key, e.waited);
+      observer.started(e.key, e.waited, e.attempt);
       if (this.closed) return; // the observer unsubscribed the pipeline
     }
     const ctx = new RunContext(e.key, e.attempt);
@@ -469,23 +473,34 @@ class Workqueue {
         end === 'terminal' ? 'reconcile failed with a TerminalError; not retried until the next trigger' : `reconcile failed after ${attempt} retries; dropping the key`,
       );
     }
+    const outcome: ReconcileOutcome = failed
+      ? { key, result, error, ...(failure !== undefined ? { failure } : {}), attempt, duration }
+      : { key, result, attempt, duration };
+    observer?.ended(outcome, after > 0 ? after : undefined);
     switch (next) {
       case 'queued': // a rerun without delay: it enters the queue again
         observer?.added(key);
+        observer?.waiting(key);
         observer?.depth(queue.waiting);
         break;
       case 'again': // triggered during the run: counted as added then
+        observer?.waiting(key);
         observer?.depth(queue.waiting);
         break;
+      case 'delayed':
+        observer?.delayed(key, delay, result === 'requeue_after' ? 'requeueAfter' : result === 'requeue' ? 'requeue' : 'error');
+        break;
+      case 'idle':
+        observer?.idle(key);
+        break;
       case 'dropped':
+        observer?.idle(key);
         this.forget(key);
         if (this.closed) return;
         logger.debug({ key, result }, `${queue.mode === 'stopping' ? 'stopping' : 'input completed'}: the rerun this outcome asks for is dropped`);
     }
 
-    this.subscriber.next(
-      failed ? { key, result, error, ...(failure !== undefined ? { failure } : {}), attempt, duration } : { key, result, attempt, duration },
-    );
+    this.subscriber.next(outcome);
     if (queue.done) this.subscriber.complete();
     else this.pump();
   }
@@ -493,6 +508,7 @@ class Workqueue {
   private inputComplete(): void {
     for (const e of this.queue.complete()) {
       e.timer?.unsubscribe();
+      this.settings.observer?.idle(e.key);
       if (!this.closed) this.forget(e.key);
       this.settings.logger.debug({ key: e.key }, 'input completed: dropping a delayed rerun');
     }
@@ -509,6 +525,7 @@ class Workqueue {
     if (waiting > 0) settings.observer?.depth(0);
     for (const e of dropped) {
       e.timer?.unsubscribe();
+      settings.observer?.idle(e.key);
       if (!this.closed) this.forget(e.key);
     }
     settings.logger.debug({ dropped: dropped.length, running: queue.running }, 'stopping: dropped waiting and delayed keys');
@@ -524,6 +541,7 @@ class Workqueue {
     for (const e of queue.clear()) {
       e.timer?.unsubscribe();
       e.run?.abort();
+      settings.observer?.idle(e.key);
       if (e.attempt > 0) {
         try {
           settings.limiter.forget(e.key);

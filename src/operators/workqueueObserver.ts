@@ -1,5 +1,9 @@
 import type { Logger } from '../logger.js';
 import type { ObjectKey } from '../types.js';
+import type { ReconcileOutcome } from './reconcileByKey.js';
+
+/** Why a key waits out a delay: a failure (`error`), `requeue: true`, or `requeueAfter`. */
+export type DelayReason = 'error' | 'requeue' | 'requeueAfter';
 
 /**
  * Hooks into the workqueue of `reconcileByKey`, for metrics: enough to feed
@@ -31,6 +35,28 @@ import type { ObjectKey } from '../types.js';
  *   down).
  * - `activeWorkers(n)`: the number of runs in flight changed to `n`.
  *
+ * And, for the controller's timeline, where each key is (its phase, as
+ * `KeyQueue` names it), told on every change:
+ * - `waiting(key)`: the key now waits for a free worker: triggered while
+ *   idle with no worker free (or keys ahead of it), woken from a delay (its
+ *   timer, or a trigger that beats it), or at the end of a run that was
+ *   triggered meanwhile or asked for a rerun without delay.
+ * - `started(key, queuedMs, attempt)`: it is running (also straight from
+ *   idle, with no `waiting` before, when a worker was free); `attempt` is
+ *   the run's `ctx.attempt` (0, then 1, 2, … for rate-limited reruns).
+ * - `ended(outcome, requeueAfter)`: the run's outcome, as it will be
+ *   emitted, and the `requeueAfter` it asked for (undefined if none); told
+ *   before where the key goes next.
+ * - `delayed(key, delayMs, reason)`: it waits out a delay before its rerun.
+ * - `idle(key)`: the queue holds nothing for it any more: its run ended
+ *   with nothing pending, its rerun was dropped (the input completed, `stop`
+ *   came), it was dropped while waiting or delayed (`stop`, or a delay when
+ *   the input completed), or the queue was torn down (unsubscribed; a run
+ *   aborted so has no `ended`).
+ *
+ * So a key goes idle → (waiting →) running → waiting | delayed | idle, and
+ * delayed → waiting | idle, waiting → running | idle.
+ *
  * When the output is unsubscribed, `depth(0)` and `activeWorkers(0)` are
  * called if they were not 0, so gauges do not stay up for a stopped queue.
  * An observer that throws is logged and otherwise ignored: metrics must not
@@ -41,31 +67,52 @@ export interface WorkqueueObserver {
   added?(key: ObjectKey): void;
   /** The number of keys waiting changed to `n`. */
   depth?(n: number): void;
-  /** A run of `key` started, after waiting `queuedMs` in the queue. */
-  started?(key: ObjectKey, queuedMs: number): void;
+  /** A run of `key` started, after waiting `queuedMs` in the queue; `attempt` is its `ctx.attempt`. */
+  started?(key: ObjectKey, queuedMs: number, attempt: number): void;
   /** A run of `key` ended after `workMs`. */
   finished?(key: ObjectKey, workMs: number): void;
   /** `key` was put back to be retried after a failure or a `requeue`. */
   retried?(key: ObjectKey): void;
   /** The number of runs in flight changed to `n`. */
   activeWorkers?(n: number): void;
+  /** `key` now waits for a free worker. */
+  waiting?(key: ObjectKey): void;
+  /** A run ended with `outcome` (the object the output emits next); `requeueAfter` is what it asked for, if anything. */
+  ended?(outcome: ReconcileOutcome, requeueAfter: number | undefined): void;
+  /** `key` waits out `delayMs` before its rerun, because of `reason`. */
+  delayed?(key: ObjectKey, delayMs: number, reason: DelayReason): void;
+  /** The queue holds nothing for `key` any more. */
+  idle?(key: ObjectKey): void;
 }
 
-/** Every hook present, each one shielded so that a throw is logged instead of breaking the queue. */
+const skip = (): void => undefined;
+
+/**
+ * Every hook present, each one shielded so that a throw is logged instead
+ * of breaking the queue. A hook the observer lacks is a no-op that costs a
+ * call and nothing more: the queue calls every hook on its hot path.
+ */
 export function guardObserver(observer: WorkqueueObserver, logger: Logger): Required<WorkqueueObserver> {
-  const call = <A extends unknown[]>(name: keyof WorkqueueObserver, ...args: A): void => {
-    try {
-      (observer[name] as ((...a: A) => void) | undefined)?.apply(observer, args);
-    } catch (err) {
-      logger.error({ hook: name, err: err instanceof Error ? err.message : String(err) }, 'workqueue observer threw');
-    }
+  const guard = <A extends unknown[]>(name: keyof WorkqueueObserver): ((...args: A) => void) => {
+    if (observer[name] === undefined) return skip;
+    return (...args: A): void => {
+      try {
+        (observer[name] as ((...a: A) => void) | undefined)?.apply(observer, args);
+      } catch (err) {
+        logger.error({ hook: name, err: err instanceof Error ? err.message : String(err) }, 'workqueue observer threw');
+      }
+    };
   };
   return {
-    added: (key) => call('added', key),
-    depth: (n) => call('depth', n),
-    started: (key, queuedMs) => call('started', key, queuedMs),
-    finished: (key, workMs) => call('finished', key, workMs),
-    retried: (key) => call('retried', key),
-    activeWorkers: (n) => call('activeWorkers', n),
+    added: guard('added'),
+    depth: guard('depth'),
+    started: guard('started'),
+    finished: guard('finished'),
+    retried: guard('retried'),
+    activeWorkers: guard('activeWorkers'),
+    waiting: guard('waiting'),
+    ended: guard('ended'),
+    delayed: guard('delayed'),
+    idle: guard('idle'),
   };
 }

@@ -32,6 +32,21 @@ export { expectTimeline, timelineRecorder, type Timeline, type TimelineView } fr
 export { runVirtualTime, type RunVirtualTimeOptions, type VirtualTimeStop } from './marble/virtualTime.js';
 export { added, bookmark, deleted, list, listed, modified, restart, synced } from './marble/watchEvents.js';
 
+// What a controller's `timeline` emits (DESIGN invariant 24): here until the lead decides where they live.
+export type {
+  EventEntry,
+  InformerEntry,
+  LeadershipEntry,
+  QueueEntry,
+  RunEndEntry,
+  RunStartEntry,
+  TimelineEntry,
+  TimelineStamp,
+  TriggerCause,
+  TriggerEntry,
+  WriteEntry,
+} from '../timeline.js';
+
 // The embedded API server over HTTP, for integration tests.
 export { startApiServer, type AccessSubject, type ApiServer, type ApiServerOptions } from '../apiserver/startApiServer.js';
 

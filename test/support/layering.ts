@@ -17,7 +17,7 @@ export interface ImportEdge {
 
 /** Which part a file of `src/` belongs to. Paths are relative to `src/`. */
 export function partOf(file: string): string {
-  if (file === 'types.ts' || file === 'logger.ts' || file.startsWith('util/')) return 'core';
+  if (file === 'types.ts' || file === 'timeline.ts' || file === 'logger.ts' || file.startsWith('util/')) return 'core';
   if (file === 'index.ts' || file === 'cli.ts' || file === 'testing/index.ts' || file === 'apiserver/index.ts' || file === 'webhooks/index.ts') return `entry ${file}`;
   const [top, sub] = file.split('/');
   if (top === 'apiserver' && sub === 'auth') return 'apiserver/auth';

@@ -1,0 +1,242 @@
+import { Observable, Subscriber, type Observer, type SchedulerLike, type Subscription } from 'rxjs';
+import type { Logger } from '../logger.js';
+import type { DelayReason } from '../operators/workqueueObserver.js';
+import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
+import type { InformerEntry, TimelineEntry, TriggerCause } from '../timeline.js';
+import { objectKey, type Delta, type KubeObject, type ListWatchEvent, type ObjectKey } from '../types.js';
+
+/** What a write entry says of its request, besides the run's key and the time. */
+export interface WriteFacts {
+  readonly verb: string;
+  readonly resource: string;
+  readonly objectKey: ObjectKey | undefined;
+  readonly code: number;
+  readonly body: unknown;
+  readonly error: string | undefined;
+}
+
+/**
+ * Where a controller's timeline entries are made and sent (the producer
+ * side of `Controller.timeline`). Hot: it reports what the controller does
+ * from whenever a subscriber comes, and subscribing starts nothing.
+ *
+ * Nobody subscribed costs one check: every method below returns at once
+ * unless `active`, before it builds anything, and its callers pass what
+ * they already hold (keys, numbers, the objects received), so no entry and
+ * no closure is made for an event nobody reads. Every entry is built in
+ * `publish`'s argument, in the method that checked `active` first.
+ *
+ * `onActive` is called when the first subscriber comes, with nothing
+ * listening before; what it returns is called when the last one leaves
+ * (the controller attaches its informer listeners that way).
+ */
+export class TimelineHub {
+  private subscribers: Subscriber<TimelineEntry>[] = [];
+  private detach: (() => void) | undefined;
+  readonly timeline: Observable<TimelineEntry>;
+
+  constructor(
+    private readonly name: string,
+    private readonly scheduler: SchedulerLike,
+    logger: Logger,
+    private readonly onActive: () => () => void,
+  ) {
+    this.timeline = new GuardedTimeline((subscriber) => this.join(subscriber), logger);
+  }
+
+  /** Someone is subscribed: entries are worth building. */
+  get active(): boolean {
+    return this.subscribers.length > 0;
+  }
+
+  /** One event of an informer's source (`resource` is its store's name). */
+  informerEvent(resource: string, event: ListWatchEvent): void {
+    if (!this.active) return;
+    const at = this.scheduler.now();
+    const controller = this.name;
+    switch (event.type) {
+      case 'Restart':
+        return this.publish({ type: 'informer', at, controller, resource, event: 'Restart' });
+      case 'Synced':
+      case 'Bookmark':
+        return this.publish({ type: 'informer', at, controller, resource, event: event.type, resourceVersion: event.resourceVersion });
+      default:
+        return this.publish(objectEntry(at, controller, resource, event.type, event.object));
+    }
+  }
+
+  /** A failure of an informer's list or watch. */
+  informerFailure(resource: string, failure: { reason: string; code?: number; retryInMs?: number }): void {
+    if (!this.active) return;
+    this.publish({
+      type: 'informer',
+      at: this.scheduler.now(),
+      controller: this.name,
+      resource,
+      event: 'Failure',
+      error: failure.reason,
+      ...(failure.code !== undefined ? { code: failure.code } : {}),
+      ...(failure.retryInMs !== undefined ? { retryIn: failure.retryInMs } : {}),
+    });
+  }
+
+  /** `key` was triggered by `delta` of `resource`, through `via`. */
+  trigger(key: ObjectKey, via: TriggerCause['via'], resource: string, delta: Delta): void {
+    if (!this.active) return;
+    this.publish({
+      type: 'trigger',
+      at: this.scheduler.now(),
+      controller: this.name,
+      key,
+      cause: { via, resource, delta: delta.type, objectKey: delta.key, ...(delta.initial === true ? { initial: true } : {}) },
+    });
+  }
+
+  /** `key` moved in the queue. */
+  queue(key: ObjectKey, state: 'waiting' | 'running' | 'idle'): void {
+    if (!this.active) return;
+    this.publish({ type: 'queue', at: this.scheduler.now(), controller: this.name, key, state });
+  }
+
+  /** `key` waits out `delay` ms before its rerun. */
+  delayed(key: ObjectKey, delay: number, reason: DelayReason): void {
+    if (!this.active) return;
+    this.publish({ type: 'queue', at: this.scheduler.now(), controller: this.name, key, state: 'delayed', delay, reason });
+  }
+
+  /** A run of `key` started; `attempt` is the queue's `ctx.attempt` (from 0): the entry counts from 1. */
+  runStart(key: ObjectKey, attempt: number): void {
+    if (!this.active) return;
+    this.publish({ type: 'run-start', at: this.scheduler.now(), controller: this.name, key, attempt: attempt + 1 });
+  }
+
+  /** A run ended with `outcome`. */
+  runEnd(outcome: ReconcileOutcome, requeueAfter: number | undefined): void {
+    if (!this.active) return;
+    this.publish({
+      type: 'run-end',
+      at: this.scheduler.now(),
+      controller: this.name,
+      key: outcome.key,
+      attempt: outcome.attempt + 1,
+      duration: outcome.duration,
+      result: outcome.result,
+      ...('error' in outcome ? { error: messageOf(outcome.error) } : {}),
+      ...(requeueAfter !== undefined ? { requeueAfter } : {}),
+    });
+  }
+
+  /** The run of `key` made a request through `ctx.client`, and it was answered (or failed). */
+  write(key: ObjectKey, facts: WriteFacts): void {
+    if (!this.active) return;
+    this.publish({
+      type: 'write',
+      at: this.scheduler.now(),
+      controller: this.name,
+      key,
+      verb: facts.verb,
+      resource: facts.resource,
+      ...(facts.objectKey !== undefined ? { objectKey: facts.objectKey } : {}),
+      code: facts.code,
+      ...(facts.body !== undefined ? { body: facts.body } : {}),
+      ...(facts.error !== undefined ? { error: facts.error } : {}),
+    });
+  }
+
+  /** The run of `key` recorded an Event about `regarding`. */
+  event(key: ObjectKey, eventType: 'Normal' | 'Warning', reason: string, action: string, note: string | undefined, regarding: ObjectKey | undefined): void {
+    if (!this.active) return;
+    this.publish({
+      type: 'event',
+      at: this.scheduler.now(),
+      controller: this.name,
+      key,
+      eventType,
+      reason,
+      message: note ?? action,
+      action,
+      ...(regarding !== undefined ? { regarding } : {}),
+    });
+  }
+
+  /** The controller started or stopped leading. */
+  leadership(leading: boolean, identity: string): void {
+    if (!this.active) return;
+    this.publish({ type: 'leadership', at: this.scheduler.now(), controller: this.name, leading, identity });
+  }
+
+  /** Sends one entry to every subscriber; a subscriber that throws is logged (by `GuardedTimeline`) and keeps its place. */
+  publish(entry: TimelineEntry): void {
+    for (const subscriber of this.subscribers) subscriber.next(entry);
+  }
+
+  private join(subscriber: Subscriber<TimelineEntry>): () => void {
+    const first = this.subscribers.length === 0;
+    // Copied on change, never in place: one that leaves during `publish` does not skip its neighbour.
+    this.subscribers = [...this.subscribers, subscriber];
+    if (first) this.detach = this.onActive();
+    return () => {
+      this.subscribers = this.subscribers.filter((s) => s !== subscriber);
+      if (this.subscribers.length === 0) {
+        const detach = this.detach;
+        this.detach = undefined;
+        detach?.();
+      }
+    };
+  }
+}
+
+function objectEntry(at: number, controller: string, resource: string, event: 'Listed' | 'Added' | 'Modified' | 'Deleted', object: KubeObject): InformerEntry {
+  const resourceVersion = object.metadata?.resourceVersion;
+  let key: ObjectKey | undefined;
+  try {
+    key = objectKey(object);
+  } catch {
+    key = undefined; // an object without a name: `deltas()` reports it; the entry still carries the object
+  }
+  return {
+    type: 'informer',
+    at,
+    controller,
+    resource,
+    event,
+    ...(key !== undefined ? { key } : {}),
+    ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+    object,
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The timeline as its subscribers get it: a callback they pass to
+ * `subscribe` that throws is logged on the controller's logger and
+ * otherwise ignored (it keeps getting entries), instead of RxJS's default
+ * of rethrowing it asynchronously, which would take the host process and
+ * its controller down with it. Operator chains (`timeline.pipe(...)`) are
+ * RxJS's own: their last subscriber is not guarded.
+ */
+class GuardedTimeline extends Observable<TimelineEntry> {
+  constructor(
+    subscribe: (subscriber: Subscriber<TimelineEntry>) => () => void,
+    private readonly logger: Logger,
+  ) {
+    super(subscribe);
+  }
+
+  override subscribe(observerOrNext?: Partial<Observer<TimelineEntry>> | ((value: TimelineEntry) => void) | null): Subscription {
+    // Operators and firstValueFrom subscribe with a Subscriber of their own: theirs to handle.
+    if (observerOrNext === null || observerOrNext === undefined || observerOrNext instanceof Subscriber) return super.subscribe(observerOrNext ?? undefined);
+    const observer: Partial<Observer<TimelineEntry>> = typeof observerOrNext === 'function' ? { next: observerOrNext } : observerOrNext;
+    const guarded = (hook: 'next' | 'error' | 'complete') => (value?: unknown) => {
+      try {
+        (observer[hook] as ((v?: unknown) => void) | undefined)?.call(observer, value);
+      } catch (err) {
+        this.logger.error({ hook, err: messageOf(err) }, 'a timeline subscriber threw; the controller goes on');
+      }
+    };
+    return super.subscribe({ next: guarded('next'), error: guarded('error'), complete: guarded('complete') });
+  }
+}
