@@ -21,31 +21,31 @@ describe('replay (rxkube/testing)', () => {
       [3, t0 + 40, t0 + 42],
     ]);
     expect(result.runs[0]?.replayed?.steps).to.deep.equal([
-      { at: t0 + 3, text: 'get configmaps default/a' },
-      { at: t0 + 5, text: 'patch configmaps default/a' },
+      { at: t0 + 3, text: 'get ConfigMap default/a' },
+      { at: t0 + 5, text: 'patchMerge ConfigMap default/a' },
       { at: t0 + 5, text: 'Normal Counted: set count to 1' },
       { at: t0 + 7, text: 'default/a success' },
     ]);
-    expect(result.runs[2]?.replayed?.steps.map((s) => s.text)).to.deep.equal(['get configmaps default/a 404', 'default/a success']);
+    expect(result.runs[2]?.replayed?.steps.map((s) => s.text)).to.deep.equal(['get ConfigMap default/a 404', 'default/a success']);
   });
 
   it('shows what a changed reconcile would have done: each run that differs, as two timelines', async () => {
     const result = await replay(recording, { reconcile: counter('2') });
     const [first, second] = result.runs;
     expect(first?.same).to.equal(false);
-    expect(first?.replayed?.steps.map((s) => s.text)).to.deep.equal(['get configmaps default/a', 'patch configmaps default/a', 'Normal Counted: set count to 2', 'default/a success']);
+    expect(first?.replayed?.steps.map((s) => s.text)).to.deep.equal(['get ConfigMap default/a', 'patchMerge ConfigMap default/a', 'Normal Counted: set count to 2', 'default/a success']);
     expect(second?.same).to.equal(false);
     expect(second?.replayed?.steps.map((s) => s.text)).to.deep.equal([
-      'get configmaps default/a',
-      'patch configmaps default/a (not recorded)',
-      'default/a error: replay: run 2 of "default/a" made a request the recording did not: patch configmaps default/a (the recorded run made: get configmaps default/a)',
+      'get ConfigMap default/a',
+      'patchMerge ConfigMap default/a (not recorded)',
+      'default/a error: replay: run 2 of "default/a" made a request the recording did not: patchMerge ConfigMap default/a (the recorded run made: get ConfigMap default/a)',
     ]);
     // The error is retried 5 ms later (the default limiter's first step): that is the third run, paired with the
     // recorded third one, whose answers it gets (alike: times are not compared), and which it lasts as long as (to 42 ms);
     // the recorded trigger at 40 ms comes during it and makes a fourth, which the recording lacks.
     expect(result.runs.slice(2).map((r) => [r.run, r.replayed?.start, r.same, r.replayed?.steps.at(-1)?.text])).to.deep.equal([
       [3, t0 + 18, true, 'default/a success'],
-      [4, t0 + 42, false, 'default/a error: replay: run 4 of "default/a" made a request the recording did not: get configmaps default/a (the recording has no such run)'],
+      [4, t0 + 42, false, 'default/a error: replay: run 4 of "default/a" made a request the recording did not: get ConfigMap default/a (the recording has no such run)'],
     ]);
     expect(result.runs[3]?.recorded).to.equal(undefined);
     expect(result.differ).to.equal(3);
@@ -55,13 +55,13 @@ describe('replay (rxkube/testing)', () => {
       [
         'run 1 of default/a (attempt 1, at 1 ms) differs',
         '  recorded:',
-        '    3ms  get configmaps default/a',
-        '    5ms  patch configmaps default/a',
+        '    3ms  get ConfigMap default/a',
+        '    5ms  patchMerge ConfigMap default/a',
         '    6ms  Normal Counted: set count to 1',
         '    7ms  default/a success',
         '  replayed:',
-        '    3ms  get configmaps default/a',
-        '    5ms  patch configmaps default/a',
+        '    3ms  get ConfigMap default/a',
+        '    5ms  patchMerge ConfigMap default/a',
         '    5ms  Normal Counted: set count to 2',
         '    7ms  default/a success',
       ].join('\n'),
