@@ -18,7 +18,7 @@ export interface ReplayedRunResult {
 }
 
 function withoutRequests(r: RecordedRun): RunRecord {
-  const { requests: _requests, ...run } = r;
+  const { requests: _requests, startIndex: _start, endIndex: _end, ...run } = r;
   return run;
 }
 

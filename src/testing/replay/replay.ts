@@ -1,6 +1,6 @@
 import { deepStrictEqual } from 'node:assert';
 import { KubeConfig } from '@kubernetes/client-node';
-import { firstValueFrom, isObservable, lastValueFrom, ReplaySubject, from, concatMap, of, timer, map, type Observable, type Subscription } from 'rxjs';
+import { BehaviorSubject, concatMap, filter, firstValueFrom, from, isObservable, lastValueFrom, map, ReplaySubject, timer, type Observable, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { controller, type ControllerOptions, type ControllerReconciler, type ExtraWatch } from '../../controller/controller.js';
 import type { Recording } from '../../controller/recording/format.js';
@@ -103,8 +103,21 @@ function recordedInputs(entries: readonly TimelineEntry[], scheduler: TestSchedu
       triggers.next({ type: 'Added', object: { metadata: { name: `t${++n}`, annotations: { [triggerKey]: e.key } } } });
     }
   };
-  const driver = from(entries).pipe(concatMap((e) => (e.at > scheduler.now() ? timer(e.at - scheduler.now(), scheduler).pipe(map(() => e)) : of(e))));
-  return { input, start: (): Subscription => driver.subscribe(feed), end: entries.reduce((t, e) => Math.max(t, e.at), start) };
+  // How many entries have been fed: runs wait on it to start and end where the recorded ones did among them.
+  const fed = new BehaviorSubject(0);
+  // One scheduled action per entry, even several in one ms: between actions, promise callbacks settle, so a run
+  // can end and the next start between two entries of the same ms, where the recorded ones did.
+  const driver = from(entries).pipe(concatMap((e) => timer(Math.max(0, e.at - scheduler.now()), scheduler).pipe(map(() => e))));
+  return {
+    input,
+    fedUpTo: (count: number): Promise<unknown> => (fed.value >= count ? Promise.resolve() : firstValueFrom(fed.pipe(filter((n) => n >= count)))),
+    start: (): Subscription =>
+      driver.subscribe((e) => {
+        feed(e);
+        fed.next(fed.value + 1);
+      }),
+    end: entries.reduce((t, e) => Math.max(t, e.at), start),
+  };
 }
 
 /** A recorder that keeps a run's Events as its steps: the replay writes nothing anywhere. */
@@ -170,11 +183,17 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
     const log: ReplayedLog = { key, run, attempt: ctx.attempt, start: now(), end: undefined, steps: [] };
     replayedRuns.push(log);
     const client = replayClient(counterpart, log, scheduler);
-    const waitForRecordedEnd = (): Promise<unknown> =>
-      counterpart?.end !== undefined && counterpart.end > now() ? firstValueFrom(timer(counterpart.end - now(), scheduler)) : Promise.resolve();
+    // A run starts once every entry before the recorded start is in (the cache as it was then), and ends once every
+    // entry before the recorded end is, no earlier than that end: the queue and the caches see the recorded order.
+    const waitForRecordedEnd = async (): Promise<void> => {
+      if (counterpart?.endIndex === undefined || counterpart.end === undefined) return;
+      await inputs.fedUpTo(counterpart.endIndex);
+      if (counterpart.end > now()) await firstValueFrom(timer(counterpart.end - now(), scheduler));
+    };
     return (async () => {
       try {
-        const value = await userReconcile(key, { ...ctx, signal: ctx.signal, client, recorder: runRecorder(log, now) });
+        if (counterpart !== undefined) await inputs.fedUpTo(counterpart.startIndex);
+        const value = await userReconcile(key, { ...ctx, signal: ctx.signal, object: ctx.store.get(key), client, recorder: runRecorder(log, now) });
         return isObservable(value) ? await lastValueFrom(value as Observable<unknown>, { defaultValue: undefined }) : value;
       } finally {
         await waitForRecordedEnd();

@@ -24,6 +24,9 @@ export interface RunRecord {
 /** A recorded run, with the requests it made (and their answers), to be served to its replay in order. */
 export interface RecordedRun extends RunRecord {
   readonly requests: readonly WriteEntry[];
+  /** The places of its `run-start` and `run-end` among the recording's entries (no end: still in flight when it stopped). */
+  readonly startIndex: number;
+  readonly endIndex: number | undefined;
 }
 
 /** A request in one line, with its code when it was not a success (0: no answer came). */
@@ -68,6 +71,8 @@ interface OpenRun {
   end: number | undefined;
   steps: RunStep[];
   requests: WriteEntry[];
+  startIndex: number;
+  endIndex: number | undefined;
 }
 
 /**
@@ -79,12 +84,12 @@ interface OpenRun {
 export function recordedRuns(entries: readonly TimelineEntry[]): Map<ObjectKey, RecordedRun[]> {
   const runs = new Map<ObjectKey, OpenRun[]>();
   const open = new Map<ObjectKey, OpenRun>();
-  for (const e of entries) {
+  for (const [index, e] of entries.entries()) {
     switch (e.type) {
       case 'run-start': {
         const list = runs.get(e.key) ?? [];
         runs.set(e.key, list);
-        const run: OpenRun = { key: e.key, run: list.length + 1, attempt: e.attempt, start: e.at, end: undefined, steps: [], requests: [] };
+        const run: OpenRun = { key: e.key, run: list.length + 1, attempt: e.attempt, start: e.at, end: undefined, steps: [], requests: [], startIndex: index, endIndex: undefined };
         list.push(run);
         open.set(e.key, run);
         break;
@@ -103,6 +108,7 @@ export function recordedRuns(entries: readonly TimelineEntry[]): Map<ObjectKey, 
         if (run === undefined) break;
         run.steps.push(endStep(e));
         run.end = e.at;
+        run.endIndex = index;
         open.delete(e.key);
         break;
       }
