@@ -55,11 +55,15 @@ async function loadModule(path: string): Promise<Record<string, unknown>> {
   }
   const url = pathToFileURL(file).href;
   try {
-    if (/\.[cm]?tsx?$/.test(file)) {
-      // Scoped to this import: the rest of the process keeps its own loaders.
-      const { tsImport } = (await import('tsx/esm/api')) as { tsImport: (specifier: string, parent: string) => Promise<Record<string, unknown>> };
-      return await tsImport(url, import.meta.url);
+    try {
+      return (await import(url)) as Record<string, unknown>;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
     }
+    // TypeScript, and no loader for it yet (a built rxkube): tsx's, for the whole process. Not tsImport's scoped
+    // one: that would load a second copy of rxkube, whose KubeApiError the module's isNotFound would not know.
+    const { register } = (await import('tsx/esm/api')) as { register: () => unknown };
+    register();
     return (await import(url)) as Record<string, unknown>;
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes("'tsx")) {
