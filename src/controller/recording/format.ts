@@ -16,24 +16,39 @@ export const recordingVersion = 1;
 
 /** A watched resource as a recording keeps it: enough to list it again and to serve it to a replayed client. */
 export interface RecordedResource {
+  /** The API group; absent for the core group. */
   readonly group?: string;
+  /** The API version. */
   readonly version: string;
+  /** The plural resource name. */
   readonly resource: string;
+  /** The kind of its objects. */
   readonly kind: string;
+  /** The one namespace watched, if only one. */
   readonly namespace?: string;
+  /** The label selector of its informer. */
   readonly labelSelector?: string;
+  /** The field selector of its informer. */
   readonly fieldSelector?: string;
+  /** Whether only its objects' metadata was watched. */
   readonly metadataOnly?: boolean;
 }
 
 /** What replay needs of the recorded controller's options (functions such as `map` and `predicates` cannot be written down). */
 export interface RecordedOptions {
+  /** The primary resource. */
   readonly for: RecordedResource;
+  /** The owned resources. */
   readonly owns: readonly RecordedResource[];
+  /** The watched resources (their maps are code: replay takes them from its options, or replays the recorded triggers). */
   readonly watches: readonly RecordedResource[];
+  /** Reconciles in flight at most. */
   readonly concurrency: number;
+  /** Ms a reconcile could take, if limited. */
   readonly timeout?: number;
+  /** Retries before a key was dropped, if limited. */
   readonly maxRetries?: number;
+  /** The primary resource's resync period (ms), if any. */
   readonly resyncPeriod?: number;
   /** Whether Secrets' `data` and `stringData` were replaced by `(redacted)`. */
   readonly redactSecrets: boolean;
@@ -41,8 +56,11 @@ export interface RecordedOptions {
 
 /** The first line of every file of a recording. */
 export interface RecordingHeader {
+  /** Tells the header from the entries. */
   readonly type: 'header';
+  /** Always `rxkube-recording`. */
   readonly format: typeof recordingFormat;
+  /** The format's version (1). */
   readonly version: number;
   /** The recorded controller's name. */
   readonly controller: string;
@@ -50,6 +68,7 @@ export interface RecordingHeader {
   readonly start: number;
   /** Which file of the recording this is: 0 for the first, one more after each rotation. */
   readonly part: number;
+  /** What replay needs of the controller's options. */
   readonly options: RecordedOptions;
 }
 

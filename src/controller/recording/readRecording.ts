@@ -6,6 +6,7 @@ import { recordingFormat, recordingVersion, type Recording, type RecordingHeader
 
 /** A recording that cannot be read: the message names the file and line. */
 export class RecordingError extends Error {
+  /** `RecordingError`. */
   override readonly name = 'RecordingError';
 }
 

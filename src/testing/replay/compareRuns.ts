@@ -4,6 +4,7 @@ import type { RecordedRun, RunRecord } from './runSteps.js';
 
 /** One run as replay compares it: the nth run of a key, as recorded and as replayed. */
 export interface ReplayedRunResult {
+  /** The key the runs were for. */
   readonly key: ObjectKey;
   /** Its rank among the runs of its key, from 1. */
   readonly run: number;

@@ -7,6 +7,7 @@ import { requestText, type RecordedRun, type RunStep } from './runSteps.js';
 
 /** A request that the recorded run did not make: replay has no answer for it. */
 export class UnrecordedRequestError extends Error {
+  /** `UnrecordedRequestError`. */
   override readonly name = 'UnrecordedRequestError';
 }
 

@@ -11,13 +11,17 @@ export interface RunStep {
 
 /** One run of a key: the nth reconcile of `key` (from 1), with what it did. */
 export interface RunRecord {
+  /** The key the run was for. */
   readonly key: ObjectKey;
   /** The run's rank among the runs of its key, from 1. */
   readonly run: number;
+  /** Its `ctx.attempt`: 1, and one more for each retry after a failure. */
   readonly attempt: number;
+  /** When it started (ms since the epoch). */
   readonly start: number;
   /** When it ended; undefined for a run still in flight when the recording stopped. */
   readonly end: number | undefined;
+  /** What it did, in order: requests with their answers' codes, Events, and last its outcome. */
   readonly steps: readonly RunStep[];
 }
 
