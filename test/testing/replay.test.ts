@@ -48,6 +48,8 @@ describe('replay (rxkube/testing)', () => {
       [4, t0 + 42, false, 'default/a error: replay: run 4 of "default/a" made a request the recording did not: get ConfigMap default/a (the recording has no such run)'],
     ]);
     expect(result.runs[3]?.recorded).to.equal(undefined);
+    // Attempts count as the timeline counts them: from 1, the retry after the failure is the second.
+    expect(result.runs.map((r) => r.replayed?.attempt)).to.deep.equal([1, 1, 2, 1]);
     expect(result.differ).to.equal(3);
     const report = replayReport(result);
     expect(report.split('\n')[0]).to.equal(`${result.replayed} runs replayed, ${result.differ} differ`);

@@ -180,7 +180,8 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
     const run = (ranks.get(key) ?? 0) + 1;
     ranks.set(key, run);
     const counterpart = recorded.get(key)?.[run - 1];
-    const log: ReplayedLog = { key, run, attempt: ctx.attempt, start: now(), end: undefined, steps: [] };
+    // Counted from 1, as the timeline's run entries count (the queue's ctx.attempt counts from 0).
+    const log: ReplayedLog = { key, run, attempt: ctx.attempt + 1, start: now(), end: undefined, steps: [] };
     replayedRuns.push(log);
     const client = replayClient(counterpart, log, scheduler);
     // A run starts once every entry before the recorded start is in (the cache as it was then), and ends once every
