@@ -1,10 +1,11 @@
 import { apiserverCommand, apiserverUsage, UsageError, type CliIo } from './apiserver/cli.js';
 import { manifestsCommand } from './deploy/manifestsCommand.js';
 import { runCommand } from './deploy/runCommand.js';
+import { replayCommand, replayUsage } from './testing/replay/replayCommand.js';
 
 /**
  * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`,
- * `rxkube manifests`, `rxkube run`).
+ * `rxkube manifests`, `rxkube run`, `rxkube replay`).
  * A program entry like `bin/rxkube.js`, not a part of the library: it may
  * import any part. Failures are exit codes; nothing here calls
  * `process.exit`.
@@ -28,10 +29,12 @@ commands:
   apiserver            run the embedded Kubernetes API server
   manifests <module>   print the YAML that deploys a controller definition
   run <module>         run a controller definition (the container's start command)
+  replay <recording>   replay a recorded run with a reconcile, in virtual time
 
 rxkube <command> --help describes each.
 
-${apiserverUsage}`;
+${apiserverUsage}
+${replayUsage}`;
 
 const defaultIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
@@ -50,6 +53,8 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return await manifestsCommand(rest, io);
       case 'run':
         return await runCommand(rest, io);
+      case 'replay':
+        return await replayCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':

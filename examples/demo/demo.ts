@@ -26,6 +26,7 @@ export const demoOptionSpecs = {
   'metrics-port': { kind: 'integer', value: 'n', help: 'port of /metrics (default 0: any free port)' },
   'log-format': { kind: 'choice', value: 'json|pretty', choices: logFormats, help: 'also write the controller\'s logs to stderr, as JSON lines or pretty (default: none; the summary counts them)' },
   'log-level': { kind: 'choice', value: 'level', choices: logLevels, help: 'the lowest level written with --log-format (default info)' },
+  record: { kind: 'string', value: 'path', help: 'record the controller\'s timeline to this file, for npx rxkube replay (JSON lines, rotated by size, Secrets redacted)' },
 } as const satisfies Record<string, OptionSpec>;
 
 /** The main job's usage text (`npm start -- --help`). */
@@ -113,6 +114,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
       ...(certs !== undefined ? { webhooks: { tls: certs, port: 0, host: '127.0.0.1', ...podAutoscalerWebhooks() } } : {}),
       health: { port: metricsPort, host: '127.0.0.1' },
       liveView: true,
+      ...(options.record !== undefined ? { record: options.record as string } : {}),
       // Ctrl-C is the caller's (it comes as `signal`): the job cleans up, then says it was interrupted.
       handleSignals: false,
       onOutcome: (outcome: ReconcileOutcome) => {

@@ -4,7 +4,9 @@ import { startHealthServer, type HealthServer } from '../sinks/metrics/healthSer
 import { liveView, liveViewPath, type LiveViewOptions } from '../sinks/metrics/liveView/liveView.js';
 import { resourceName, type KubeObject } from '../types.js';
 import type { WebhookServer } from '../webhooks/webhookServer.js';
+import { asyncScheduler } from 'rxjs';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
+import { recordTimeline, type RecordOptions } from './recording/recordTimeline.js';
 import { serveControllerWebhooks, type ControllerWebhooks } from './controllerWebhooks.js';
 
 /** What `runController()` takes: a controller's options, and the health server, signals and outcome hook of a process. */
@@ -31,6 +33,14 @@ export interface RunControllerOptions<T extends KubeObject> extends ControllerOp
    * keeps. Off by default; it needs the health server.
    */
   liveView?: boolean | Omit<LiveViewOptions, 'scheduler' | 'logger'>;
+  /**
+   * Record the controller's timeline, every object its informers received
+   * included, to this file (newline-delimited JSON, for `replay` and
+   * `rxkube replay`): rotated by size (64 MiB, 5 files by default),
+   * Secrets' values redacted unless `keepSecrets`. A write error is logged;
+   * the controller goes on. `done` settles once the recording is on disk.
+   */
+  record?: string | RecordOptions;
 }
 
 /** A controller that `runController()` started: its parts, and the handles to stop it and wait for it. */
@@ -77,6 +87,11 @@ export async function runController<T extends KubeObject>(options: RunController
   if (options.stopNow?.aborted) abortNow.abort();
   else options.stopNow?.addEventListener('abort', onCallerStopNow, { once: true });
   const running = controller<T>({ ...options, logger, signal: abort.signal, stopNow: abortNow.signal });
+  // Subscribed before the controller starts: the timeline is hot, and the first lists belong in the recording.
+  const recording =
+    options.record === undefined
+      ? undefined
+      : recordTimeline(running.timeline, options, typeof options.record === 'string' ? { path: options.record } : options.record, { scheduler: options.scheduler ?? asyncScheduler, logger });
 
   const stopWebhooks = new AbortController();
   let webhookServer: WebhookServer | undefined;
@@ -116,8 +131,9 @@ export async function runController<T extends KubeObject>(options: RunController
           logger,
           checks: { healthz: () => true, readyz },
           ...(view !== undefined ? { mounts: { [view.path]: (req, res) => view.handle(req, res) } } : {}),
-        }).catch((err: unknown) => {
+        }).catch(async (err: unknown) => {
           view?.close();
+          await recording?.stop();
           throw err;
         });
   const liveViewUrl = view !== undefined && health !== undefined ? `${health.url}${liveViewPath}/` : undefined;
@@ -173,6 +189,7 @@ export async function runController<T extends KubeObject>(options: RunController
     await health?.close();
     stopWebhooks.abort();
     await webhooks?.then((server) => server.close(), () => {});
+    await recording?.stop();
     logger.info({}, 'controller stopped');
   });
   // Awaited or not, a failure must never surface as an unhandled rejection.

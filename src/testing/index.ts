@@ -53,3 +53,11 @@ export { startApiServer, type AccessSubject, type ApiServer, type ApiServerOptio
 // Webhook handlers called directly, with the reviews the API server would send.
 export { admissionReview, callAdmission, callConversion, conversionReview, expectAdmission } from './webhooks/reviews.js';
 export type { AdmissionExpectation, AdmissionResult, AdmissionReviewOptions } from './webhooks/reviews.js';
+
+// Record and replay: a recording of a controller's timeline, read back and replayed in virtual time.
+export { replay, type ReplayOptions, type ReplayResult } from './replay/replay.js';
+export { replayReport, describeDifference, type ReplayedRunResult } from './replay/compareRuns.js';
+export { UnrecordedRequestError } from './replay/replayClient.js';
+export type { RunRecord, RunStep } from './replay/runSteps.js';
+export { readRecording, RecordingError } from '../controller/recording/readRecording.js';
+export type { Recording, RecordingHeader, RecordedOptions, RecordedResource } from '../controller/recording/format.js';

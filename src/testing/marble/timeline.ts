@@ -62,7 +62,8 @@ function sameNotification<T>(a: MarbleMessage<T>, e: MarbleMessage<unknown>, vie
   return true;
 }
 
-function lines(rows: { frame: number; text: string }[]): string {
+/** Rows of a timeline, one a line, each at its frame: the layout of every failure message here (and of replay's differences). */
+export function lines(rows: { frame: number; text: string }[]): string {
   const width = Math.max(1, ...rows.map((r) => String(r.frame).length));
   const shown = rows.slice(0, maxLines).map((r) => `${frameLabel(r.frame, width)}  ${r.text}`);
   if (rows.length > maxLines) shown.push(`  … ${rows.length - maxLines} more`);

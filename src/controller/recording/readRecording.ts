@@ -1,0 +1,117 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Logger } from '../../logger.js';
+import type { TimelineEntry } from '../../timeline.js';
+import { recordingFormat, recordingVersion, type Recording, type RecordingHeader } from './format.js';
+
+/** A recording that cannot be read: the message names the file and line. */
+export class RecordingError extends Error {
+  /** `RecordingError`. */
+  override readonly name = 'RecordingError';
+}
+
+/** The files of the recording at `path`, oldest first: `path.<n>` … `path.1`, then `path` itself. */
+async function filesOf(path: string): Promise<string[]> {
+  const base = basename(path);
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new RecordingError(`no recording at ${path}: the file does not exist`);
+    throw new RecordingError(`cannot read the recording ${path}: ${(err as Error).message}`, { cause: err });
+  }
+  if (!names.includes(base)) throw new RecordingError(`no recording at ${path}: the file does not exist`);
+  const rotated = names
+    .filter((n) => n.startsWith(`${base}.`) && /^\d+$/.test(n.slice(base.length + 1)))
+    .map((n) => ({ n: Number(n.slice(base.length + 1)), file: join(dirname(path), n) }))
+    .sort((a, b) => b.n - a.n);
+  return [...rotated.map((r) => r.file), path];
+}
+
+function isHeader(value: Record<string, unknown>): boolean {
+  return value.type === 'header' && value.format === recordingFormat;
+}
+
+function checkHeader(value: Record<string, unknown>, where: string): RecordingHeader {
+  if (!isHeader(value)) throw new RecordingError(`${where}: not an rxkube recording (the first line is no "${recordingFormat}" header)`);
+  if (value.version !== recordingVersion) {
+    throw new RecordingError(`${where}: recording format version ${String(value.version)} is not supported (this rxkube reads version ${recordingVersion})`);
+  }
+  const options = value.options as Record<string, unknown> | undefined;
+  if (typeof value.controller !== 'string' || typeof value.start !== 'number' || typeof options?.for !== 'object') {
+    throw new RecordingError(`${where}: the header lacks its controller, start or options`);
+  }
+  return value as unknown as RecordingHeader;
+}
+
+/** One file's lines as JSON objects; the last line may be cut off (a crash mid-write) only where `mayBeCut`. */
+function parseLines(file: string, text: string, mayBeCut: boolean, warnings: string[]): Record<string, unknown>[] {
+  const lines = text.split('\n');
+  // A file that ends with its newline leaves one empty string behind.
+  const last = lines.pop() ?? '';
+  const out: Record<string, unknown>[] = [];
+  const parse = (line: string, n: number): Record<string, unknown> | undefined => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      throw new RecordingError(`${file}:${n}: not a JSON line (${(err as Error).message})`, { cause: err });
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof (value as { type?: unknown }).type !== 'string') {
+      throw new RecordingError(`${file}:${n}: not a timeline entry (an object with a "type")`);
+    }
+    return value as Record<string, unknown>;
+  };
+  lines.forEach((line, i) => {
+    if (line.trim() !== '') out.push(parse(line, i + 1) as Record<string, unknown>);
+  });
+  if (last.trim() !== '') {
+    try {
+      out.push(parse(last, lines.length + 1) as Record<string, unknown>);
+    } catch (err) {
+      if (!mayBeCut) throw err;
+      warnings.push(`${file}:${lines.length + 1}: the last line is cut off (the recorder stopped mid-write); ignored`);
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads a recording: `path` and its rotated files (`path.1`, `path.2`, …,
+ * the highest the oldest), as one run of entries, oldest first.
+ *
+ * Tolerant where a crash leaves its mark: a cut-off last line of the
+ * newest file is ignored with a warning naming the file and line. Strict
+ * elsewhere: a line that is not JSON, a file without the header, a header
+ * of another recording or format version is a `RecordingError` naming the
+ * file and line. A recording whose first file was rotated away reads with
+ * a warning (the informers' first lists went with it).
+ */
+export async function readRecording(path: string, options: { logger?: Logger } = {}): Promise<Recording> {
+  const files = await filesOf(path);
+  const warnings: string[] = [];
+  const entries: TimelineEntry[] = [];
+  let first: RecordingHeader | undefined;
+  for (const [i, file] of files.entries()) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      throw new RecordingError(`cannot read ${file}: ${(err as Error).message}`, { cause: err });
+    }
+    const values = parseLines(file, text, i === files.length - 1, warnings);
+    if (values.length === 0) throw new RecordingError(`${file}:1: empty, not an rxkube recording`);
+    const header = checkHeader(values[0] as Record<string, unknown>, `${file}:1`);
+    if (first === undefined) {
+      first = header;
+      if (header.part !== 0) warnings.push(`${file}: the recording's first ${header.part} file(s) were rotated away; it starts mid-run, without the informers' first lists`);
+    } else if (header.controller !== first.controller || header.start !== first.start) {
+      throw new RecordingError(`${file}:1: belongs to another recording (controller "${header.controller}" started at ${header.start}, not "${first.controller}" at ${first.start})`);
+    }
+    for (const value of values.slice(1)) {
+      if (!isHeader(value)) entries.push(value as unknown as TimelineEntry);
+    }
+  }
+  for (const warning of warnings) options.logger?.warn({ path }, warning);
+  return { header: first as RecordingHeader, entries, files, warnings };
+}

@@ -1,0 +1,107 @@
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { CliIo } from '../../apiserver/cli.js';
+import { RecordingError } from '../../controller/recording/readRecording.js';
+import type { KubeObject } from '../../types.js';
+import { replayReport } from './compareRuns.js';
+import { replay, type ReplayOptions } from './replay.js';
+
+export const replayUsage = `usage: rxkube replay <recording> --reconcile <module> [--export <name>]
+
+Replays a recording (made with runController({ record }), or npm start -- --record) in virtual
+time with the reconcile that <module> exports, and compares each run with the recorded one.
+Prints "N runs replayed, M differ", then each run that differs as two timelines, recorded and
+replayed. Exit code 0 when none differs, 1 when some do, 2 for a bad command line, recording or
+module.
+
+The module (TypeScript through tsx, or JavaScript) exports the reconcile as \`reconcile\` (or as
+the name --export gives): a function (key, ctx) => ..., as controller() takes it. It may also
+export \`replayOptions\`: the rest of replay()'s options (predicates, rateLimiter, indexers,
+concurrency, timeout, maxRetries), which a recording cannot hold because they are code.
+
+options:
+  --reconcile <module>   the module with the reconcile (required)
+  --export <name>        the name of its export (default reconcile)
+  -h, --help             show this help and exit
+`;
+
+/** Why the command cannot run (exit code 2): a bad command line, a missing file, a module without the reconcile. */
+class ReplayCommandError extends Error {
+  override readonly name = 'ReplayCommandError';
+}
+
+function commandLine(args: string[]): { help: true } | { help: false; recording: string; module: string; exportName: string } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, strict: true, allowPositionals: true, options: { reconcile: { type: 'string' }, export: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (err) {
+    throw new ReplayCommandError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) return { help: true };
+  if (positionals.length !== 1) throw new ReplayCommandError(positionals.length === 0 ? 'needs the recording to replay' : `takes one recording, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (values.reconcile === undefined || values.reconcile === '') throw new ReplayCommandError('needs --reconcile <module>, the module that exports the reconcile');
+  return { help: false, recording: positionals[0] as string, module: values.reconcile, exportName: values.export ?? 'reconcile' };
+}
+
+async function loadModule(path: string): Promise<Record<string, unknown>> {
+  const file = resolve(path);
+  try {
+    await access(file);
+  } catch {
+    throw new ReplayCommandError(`--reconcile ${path}: no such file`);
+  }
+  const url = pathToFileURL(file).href;
+  try {
+    try {
+      return (await import(url)) as Record<string, unknown>;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
+    }
+    // TypeScript, and no loader for it yet (a built rxkube): tsx's, for the whole process. Not tsImport's scoped
+    // one: that would load a second copy of rxkube, whose KubeApiError the module's isNotFound would not know.
+    const { register } = (await import('tsx/esm/api')) as { register: () => unknown };
+    register();
+    return (await import(url)) as Record<string, unknown>;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes("'tsx")) {
+      throw new ReplayCommandError(`--reconcile ${path}: loading TypeScript needs tsx (npm install --save-dev tsx)`);
+    }
+    throw new ReplayCommandError(`--reconcile ${path}: the module failed to load: ${(err as Error).message}`);
+  }
+}
+
+/** `rxkube replay`: see `replayUsage`. Returns the exit code; never exits the process. */
+export async function replayCommand(args: string[], io: CliIo): Promise<number> {
+  try {
+    const line = commandLine(args);
+    if (line.help) {
+      io.out(replayUsage);
+      return 0;
+    }
+    const module = await loadModule(line.module);
+    const reconcile = module[line.exportName];
+    if (typeof reconcile !== 'function') {
+      const has = Object.keys(module).filter((k) => typeof module[k] === 'function');
+      throw new ReplayCommandError(
+        `--reconcile ${line.module} exports no function "${line.exportName}"${has.length > 0 ? ` (its functions: ${has.join(', ')}; choose one with --export)` : ''}`,
+      );
+    }
+    const extra = module.replayOptions;
+    if (extra !== undefined && (extra === null || typeof extra !== 'object')) throw new ReplayCommandError(`--reconcile ${line.module}: replayOptions must be an object of replay()'s options`);
+    const options = { ...(extra as object | undefined), reconcile } as ReplayOptions<KubeObject>;
+    const result = await replay(line.recording, options);
+    for (const warning of result.warnings) io.err(`rxkube replay: warning: ${warning}`);
+    io.out(replayReport(result));
+    return result.differ === 0 && result.error === undefined ? 0 : 1;
+  } catch (err) {
+    if (err instanceof ReplayCommandError || err instanceof RecordingError) {
+      io.err(`rxkube replay: ${err.message}\n(rxkube replay --help says what it takes)`);
+      return 2;
+    }
+    io.err(`rxkube replay: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}

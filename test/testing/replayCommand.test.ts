@@ -1,0 +1,64 @@
+import { expect } from 'chai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli.js';
+import { entries, header } from '../fixtures/counterRecording.js';
+
+const fixtures = new URL('../fixtures/', import.meta.url).pathname;
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l), untilStopped: () => new Promise(() => {}) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('rxkube replay (the command, in process)', () => {
+  let dir: string;
+  let recording: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rxkube-replay-cli-'));
+    recording = join(dir, 'run.jsonl');
+    await writeFile(recording, `${[header, ...entries].map((e) => JSON.stringify(e)).join('\n')}\n`);
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('replays with a TypeScript module\'s reconcile and says N runs replayed, M differ; exit 0 when none differs', async () => {
+    const { code, out, err } = await cli(['replay', recording, '--reconcile', join(fixtures, 'counterReconcile.ts')]);
+    expect({ code, out, err }).to.deep.equal({ code: 0, out: '3 runs replayed, 0 differ', err: '' });
+  });
+
+  it('prints each difference as two timelines and exits 1 when runs differ', async () => {
+    const { code, out } = await cli(['replay', recording, '--reconcile', join(fixtures, 'counterReconcile.ts'), '--export', 'buggy']);
+    expect(code).to.equal(1);
+    expect(out.split('\n')[0]).to.match(/^\d+ runs replayed, [1-9]\d* differ$/);
+    expect(out).to.include('run 1 of default/a (attempt 1, at 1 ms) differs\n  recorded:\n');
+    expect(out).to.include('5ms  Normal Counted: set count to 2');
+  });
+
+  const usage: [string, string[], RegExp][] = [
+    ['an unknown option', ['--bogus'], /^rxkube replay: Unknown option '--bogus'/],
+    ['no recording', ['--reconcile', 'x.ts'], /^rxkube replay: needs the recording to replay/],
+    ['no --reconcile', ['run.jsonl'], /^rxkube replay: needs --reconcile <module>/],
+    ['a missing module', ['RECORDING', '--reconcile', '/nowhere/reconcile.ts'], /^rxkube replay: --reconcile \/nowhere\/reconcile\.ts: no such file/],
+    ['a missing recording', ['/nowhere/run.jsonl', '--reconcile', 'FIXTURES/counterReconcile.ts'], /^rxkube replay: no recording at \/nowhere\/run\.jsonl: the file does not exist/],
+    ['a module without the export', ['RECORDING', '--reconcile', 'FIXTURES/noReconcile.ts'], /^rxkube replay: --reconcile .*noReconcile\.ts exports no function "reconcile" \(its functions: helper; choose one with --export\)/],
+  ];
+  for (const [what, args, message] of usage) {
+    it(`refuses ${what} with a clear message, no stack trace, exit code 2`, async () => {
+      const { code, out, err } = await cli(['replay', ...args.map((a) => a.replace('RECORDING', recording).replace('FIXTURES/', fixtures))]);
+      expect(code).to.equal(2);
+      expect(out).to.equal('');
+      expect(err).to.match(message);
+      expect(err).to.include('(rxkube replay --help says what it takes)');
+      expect(err).not.to.match(/\n\s+at /);
+    });
+  }
+
+  it('--help prints what the module must export', async () => {
+    const { code, out } = await cli(['replay', '--help']);
+    expect(code).to.equal(0);
+    expect(out).to.include('exports the reconcile as `reconcile`');
+  });
+});
