@@ -22,6 +22,8 @@ import type { Indexers } from '../store/indexFunctions.js';
 import type { Lister } from '../store/store.js';
 import type { Delta, KubeObject, ObjectKey, ResourceRef } from '../types.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
+import { shardGate, validateSharding, type ShardGate, type ShardingOptions } from './sharding.js';
+import type { ShardState } from '../sinks/leader/shardMembership.js';
 import { reconcileContext, wire } from './wiring.js';
 
 /** A resource a controller watches: where it lives, and what kind its objects are. */
@@ -137,6 +139,13 @@ export interface ControllerOptions<T extends KubeObject> {
   scheduler?: SchedulerLike;
   /** Run only while holding this Lease (client-go's algorithm). `kubeConfig` defaults to the controller's. */
   leaderElection?: Omit<LeaderElectionOptions, 'identity' | 'scheduler' | 'logger' | 'metrics' | 'stop' | 'requests'> & { identity?: string };
+  /**
+   * Split the primary keys over the live replicas (README "Sharding"):
+   * each reconciles only the keys of its slots of the hash space, handed
+   * over between replicas so that no key ever runs on two at once. Not
+   * with `leaderElection`.
+   */
+  sharding?: ShardingOptions;
   /** Aborting it shuts the controller down gracefully, and the output completes. */
   signal?: AbortSignal;
   /**
@@ -183,6 +192,8 @@ export interface Controller<T extends KubeObject = KubeObject> extends Observabl
   ready(): boolean;
   /** Why `ready()` is false, one line per cause (a resource's failure, the controller's end); empty when ready. */
   notReady(): string[];
+  /** With `sharding`: this replica's slots and the live members as it last saw them; undefined otherwise or before the start. */
+  shards(): ShardState | undefined;
 }
 
 /**
@@ -242,6 +253,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const wiring = wire(options, informers);
   // What the elector said last: read by leading() and ready(), never to steer the run.
   let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
+  let gate: ShardGate | undefined;
   // Whether a run is under way, and how the last one ended: readiness tells the truth after the end too.
   let running = false;
   let ended: string | undefined;
@@ -262,12 +274,17 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       options.recorder !== undefined ? EMPTY : from(recorder.close().catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the Event recorder failed'))),
     ).pipe(ignoreElements());
 
+    const reconcile = (key: ObjectKey, ctx: ReconcileContext) =>
+      options.reconcile(key, reconcileContext(ctx, wiring, { client, recorder, logger, scheduler }));
+    const gracePeriod = options.gracePeriod ?? 30_000;
+    gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod });
     const run = reconcileWhileLeading({
       name: options.name,
-      wiring,
+      wiring: gate === undefined ? wiring : { ...wiring, triggers: gate.triggers(wiring.triggers) },
+      ...(gate !== undefined ? { membership: gate.membership } : {}),
       stopping,
       ...(stopNow !== undefined ? { stopNow } : {}),
-      gracePeriod: options.gracePeriod ?? 30_000,
+      gracePeriod,
       cacheSyncTimeout: options.cacheSyncTimeout ?? 120_000,
       scheduler,
       logger,
@@ -288,7 +305,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       onLeader: (state) => {
         leader = state;
       },
-      reconcile: (key, ctx) => options.reconcile(key, reconcileContext(ctx, wiring, { client, recorder, logger, scheduler })),
+      reconcile: gate === undefined ? reconcile : gate.reconcile(reconcile),
       queue: {
         concurrency,
         scheduler,
@@ -342,11 +359,12 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     leading: () => running && leader?.leading === true,
     ready: () => notReady().length === 0,
     notReady,
+    shards: () => gate?.state(),
   }) as Controller<T>;
 
   function notReady(): string[] {
     if (!running) return [ended ?? 'the controller has not started'];
-    const problems = wiring.problems();
+    const problems = [...wiring.problems(), ...(gate?.problems() ?? [])];
     if (leader === undefined) problems.push('leader election has not said yet whether this replica leads');
     return problems;
   }
@@ -356,6 +374,10 @@ function validate<T extends KubeObject>(options: ControllerOptions<T>): void {
   if (typeof options.name !== 'string' || options.name === '') throw new TypeError('controller needs a non-empty name');
   if (typeof options.reconcile !== 'function') throw new TypeError(`controller "${options.name}" needs a reconcile function`);
   if (!options.kubeConfig) throw new TypeError(`controller "${options.name}" needs a kubeConfig`);
+  if (options.sharding !== undefined) {
+    if (options.leaderElection !== undefined) throw new TypeError(`controller "${options.name}": sharding and leaderElection cannot both be set (sharding has its own Leases)`);
+    validateSharding(options.name, options.sharding);
+  }
   for (const [role, resource] of [['for', options.for], ...(options.owns ?? []).map((r) => ['owns', r] as const), ...(options.watches ?? []).map((w) => ['watches', w.resource] as const)] as const) {
     if (!resource || typeof resource.resource !== 'string' || typeof resource.version !== 'string' || typeof resource.kind !== 'string') {
       throw new TypeError(`controller "${options.name}": ${role} needs { group, version, resource, kind }`);

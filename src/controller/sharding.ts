@@ -1,0 +1,196 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Registry } from 'prom-client';
+import { filter, from, fromEvent, lastValueFrom, map, merge, type Observable, type ObservableInput, type SchedulerLike, Subject, takeUntil } from 'rxjs';
+import type { Logger } from '../logger.js';
+import { isObservableInput, type Reconciler, type ReconcileResult } from '../operators/reconciler.js';
+import type { LeaderState } from '../sinks/leader/leaderElection.js';
+import { shardLeaseClient, type ShardLeaseClient } from '../sinks/leader/shardLeaseClient.js';
+import { shardMembership, type ShardState } from '../sinks/leader/shardMembership.js';
+import { defaultShardSlots, fnv1a64, slotOfHash, slotRanges } from '../sinks/leader/shardSlots.js';
+import { shardMetrics } from '../sinks/metrics/shardMetrics.js';
+import type { Lister } from '../store/store.js';
+import { splitKey, type KubeObject, type ObjectKey, type RequestObserver } from '../types.js';
+
+/**
+ * `controller({ sharding })`: the replicas of one controller split its
+ * primary keys between them (DESIGN invariant 25). See `shardMembership`
+ * for how they find each other and `shardProtocol` for the handoff rule.
+ */
+export interface ShardingOptions {
+  /**
+   * `'auto'`: however many replicas are live share the keys. A number: the
+   * same, and `ready()` is false while fewer than that many are live (a
+   * replica short means its keys wait for a lease to expire or a member to
+   * join).
+   */
+  replicas: 'auto' | number;
+  /**
+   * What a key hashes on (KEP-5866's two fields): `'namespace'` keeps a
+   * namespace, and so an owner with what it owns, on one replica; `'uid'`
+   * spreads evenly even with one namespace. With `'uid'`, a key's slot is
+   * its object's uid; a deleted object keeps its last known uid until its
+   * run ends; a key never seen hashes on the key itself.
+   */
+  by: 'uid' | 'namespace';
+  /** This replica's identity (default: the controller's, hostname + random). */
+  identity?: string;
+  /** Where the members' Leases live (default `default`). */
+  namespace?: string;
+  /** Slots of the hash space, a power of two (default 256); the same on every replica. */
+  slots?: number;
+  /** client-go's lease timing for the members' Leases (ms; defaults 15,000 / 10,000 / 2,000). */
+  leaseDuration?: number;
+  /** Ms without a successful renewal before this replica drops every slot. */
+  renewDeadline?: number;
+  /** Ms between renewals (and looks at the other members). */
+  retryPeriod?: number;
+  /** The calls on the Leases (default: over HTTP with the controller's kubeConfig). */
+  client?: ShardLeaseClient;
+}
+
+/** What the controller wires in when sharded. */
+export interface ShardGate {
+  /** The membership, as the leadership `reconcileWhileLeading` waits on: always leading, slots gating the keys. */
+  membership(stop: Observable<void>): Observable<LeaderState>;
+  /** Only keys of active slots, plus every stored key of a slot as it is gained. */
+  triggers(input: Observable<ObjectKey>): Observable<ObjectKey>;
+  /** Starts a run only in an active slot; counts runs in flight per slot; aborts them when their slot goes. */
+  reconcile(inner: Reconciler): Reconciler;
+  /** The last state the membership emitted. */
+  state(): ShardState | undefined;
+  /** Why the sharding is not ready: fewer live replicas than `replicas` asks. */
+  problems(): string[];
+}
+
+interface GateParts<T extends KubeObject> {
+  controller: string;
+  options: ShardingOptions;
+  identity: string;
+  kubeConfig: KubeConfig;
+  requests: RequestObserver;
+  store: Lister<T>;
+  scheduler: SchedulerLike;
+  logger: Logger;
+  registry: Registry;
+  gracePeriod: number;
+}
+
+/** Throws a `TypeError` naming what is wrong with `sharding`. */
+export function validateSharding(controller: string, sharding: ShardingOptions): void {
+  const { replicas, by } = sharding;
+  if (replicas !== 'auto' && !(Number.isInteger(replicas) && replicas >= 1)) {
+    throw new TypeError(`controller "${controller}": sharding.replicas must be 'auto' or a whole number ≥ 1, got ${String(replicas)}`);
+  }
+  if (by !== 'uid' && by !== 'namespace') throw new TypeError(`controller "${controller}": sharding.by must be 'uid' or 'namespace', got ${String(by)}`);
+}
+
+/** Waits for a run's end whatever form its result takes (an observable one is cut short by `signal`): the slot is busy until then. */
+async function settle(result: ReturnType<Reconciler>, signal: AbortSignal): Promise<ReconcileResult | void> {
+  const value: unknown = await result;
+  if (value !== null && typeof value === 'object' && isObservableInput(value)) {
+    const run = from(value as ObservableInput<ReconcileResult | void>).pipe(takeUntil(fromEvent(signal, 'abort')));
+    return lastValueFrom(run, { defaultValue: undefined });
+  }
+  return value as ReconcileResult | void;
+}
+
+/** The sharding of one controller run; see `ShardingOptions`. */
+export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate {
+  const { options, store, logger } = parts;
+  const slots = options.slots ?? defaultShardSlots;
+  const metrics = shardMetrics(parts.registry, parts.controller);
+  const client = options.client ?? shardLeaseClient(parts.kubeConfig, parts.requests);
+  let current: ShardState | undefined;
+  const lastUid = new Map<ObjectKey, string>();
+  const running = new Map<number, Set<AbortController>>();
+  const gained = new Subject<ObjectKey>();
+
+  const slotOf = (key: ObjectKey): number => {
+    if (options.by === 'namespace') return slotOfHash(fnv1a64(splitKey(key).namespace ?? ''), slots);
+    const uid = store.get(key)?.metadata?.uid;
+    if (uid !== undefined) lastUid.set(key, uid);
+    return slotOfHash(fnv1a64(uid ?? lastUid.get(key) ?? key), slots);
+  };
+  const owns = (slot: number): boolean => current?.active.has(slot) === true;
+
+  const onState = (state: ShardState): void => {
+    const before = current;
+    current = state;
+    const keep = (slot: number): boolean => (state.active.has(slot) || state.draining.has(slot)) && !state.overdue.has(slot);
+    for (const [slot, controllers] of running) {
+      if (keep(slot)) continue;
+      for (const controller of controllers) controller.abort(new Error(`sharding: slot ${slot} left this replica`));
+    }
+    const keys = store.keys();
+    const fresh = [...state.active].filter((slot) => before === undefined || !before.active.has(slot));
+    if (fresh.length > 0) {
+      const freshSet = new Set(fresh);
+      for (const key of keys) if (freshSet.has(slotOf(key))) gained.next(key);
+    }
+    metrics.owned({
+      slots: state.active.size,
+      ranges: slotRanges(state.active, slots).length,
+      keys: keys.filter((key) => state.active.has(slotOf(key))).length,
+      members: state.members.length,
+    });
+    metrics.handoffs('gained', state.handoffs.gained - (before?.handoffs.gained ?? 0));
+    metrics.handoffs('released', state.handoffs.released - (before?.handoffs.released ?? 0));
+  };
+
+  return {
+    membership: (stop) =>
+      shardMembership({
+        client,
+        namespace: options.namespace ?? 'default',
+        controller: parts.controller,
+        identity: parts.identity,
+        slots,
+        ...(options.leaseDuration !== undefined ? { leaseDuration: options.leaseDuration } : {}),
+        ...(options.renewDeadline !== undefined ? { renewDeadline: options.renewDeadline } : {}),
+        ...(options.retryPeriod !== undefined ? { retryPeriod: options.retryPeriod } : {}),
+        gracePeriod: parts.gracePeriod,
+        busy: (slot) => (running.get(slot)?.size ?? 0) > 0,
+        stop,
+        scheduler: parts.scheduler,
+        logger,
+      }).pipe(
+        map((state) => {
+          onState(state);
+          return { leading: true, holder: undefined };
+        }),
+      ),
+    triggers: (input) =>
+      merge(
+        input.pipe(
+          filter((key) => {
+            const mine = owns(slotOf(key));
+            if (!mine && store.get(key) === undefined) lastUid.delete(key);
+            return mine;
+          }),
+        ),
+        gained,
+      ),
+    reconcile: (inner) => async (key, ctx) => {
+      const slot = slotOf(key);
+      // Dequeued after its slot stopped being active here: the slot's new owner runs it.
+      if (!owns(slot)) return undefined;
+      const controller = new AbortController();
+      const signal = AbortSignal.any([ctx.signal, controller.signal]);
+      const set = running.get(slot) ?? new Set<AbortController>();
+      running.set(slot, set.add(controller));
+      try {
+        return await settle(inner(key, { ...ctx, signal }), signal);
+      } finally {
+        set.delete(controller);
+        if (set.size === 0) running.delete(slot);
+        if (store.get(key) === undefined) lastUid.delete(key);
+      }
+    },
+    state: () => current,
+    problems: () => {
+      const want = options.replicas;
+      if (want === 'auto' || current === undefined) return current === undefined ? ['sharding: membership has not started'] : [];
+      return current.members.length < want ? [`sharding: ${current.members.length} of ${want} replicas live`] : [];
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type { Registry } from 'prom-client';
+import { counterOn, gaugeOn } from './metricRegistry.js';
+
+/** A sharded controller's per-replica gauges and its handoff counter. */
+export interface ShardMetrics {
+  /** Sets what this replica owns now: slots, the ranges they make, the primary keys in them, and the live members it sees. */
+  owned(figures: { slots: number; ranges: number; keys: number; members: number }): void;
+  /** Counts slots gained (`gained`) or let go (`released`). */
+  handoffs(direction: 'gained' | 'released', count: number): void;
+  /** Says once whether the server honours `shardSelector` for the primary resource (1) or this replica filters itself (0). */
+  serverSide(honoured: boolean): void;
+}
+
+/**
+ * The `rxkube_shard_*` metrics of one controller on `registry`, labelled
+ * `controller`: `rxkube_shard_owned_slots`, `rxkube_shard_owned_ranges`,
+ * `rxkube_shard_owned_keys`, `rxkube_shard_members` (gauges),
+ * `rxkube_shard_handoffs_total{direction}` and
+ * `rxkube_shard_server_side_selector` (1 when the API server honours
+ * `shardSelector`, 0 when the replica filters on its side).
+ */
+export function shardMetrics(registry: Registry, controller: string): ShardMetrics {
+  const slots = gaugeOn(registry, 'rxkube_shard_owned_slots', 'Slots of the hash space this replica reconciles.', ['controller']);
+  const ranges = gaugeOn(registry, 'rxkube_shard_owned_ranges', 'Contiguous hash ranges those slots make.', ['controller']);
+  const keys = gaugeOn(registry, 'rxkube_shard_owned_keys', 'Primary keys in the cache that fall in this replica\'s slots.', ['controller']);
+  const members = gaugeOn(registry, 'rxkube_shard_members', 'Live members of the sharded controller as this replica sees them.', ['controller']);
+  const handoffs = counterOn(registry, 'rxkube_shard_handoffs_total', 'Slots this replica gained or released.', ['controller', 'direction']);
+  const server = gaugeOn(registry, 'rxkube_shard_server_side_selector', '1 when the API server honours shardSelector, 0 when this replica filters on its side.', ['controller']);
+  return {
+    owned: (figures) => {
+      slots.set({ controller }, figures.slots);
+      ranges.set({ controller }, figures.ranges);
+      keys.set({ controller }, figures.keys);
+      members.set({ controller }, figures.members);
+    },
+    handoffs: (direction, count) => {
+      if (count > 0) handoffs.inc({ controller, direction }, count);
+    },
+    serverSide: (honoured) => server.set({ controller }, honoured ? 1 : 0),
+  };
+}
