@@ -28,8 +28,11 @@ export interface ShardingOptions {
    * What a key hashes on (KEP-5866's two fields): `'namespace'` keeps a
    * namespace, and so an owner with what it owns, on one replica; `'uid'`
    * spreads evenly even with one namespace. With `'uid'`, a key's slot is
-   * its object's uid; a deleted object keeps its last known uid until its
-   * run ends; a key never seen hashes on the key itself.
+   * its object's: a deleted object keeps its last uid until its run ends
+   * (up to 10,000 deleted keys are remembered); a key with no object and no
+   * uid remembered runs nowhere. The guarantee is then per object: a name
+   * deleted and created again is a new object, possibly in another slot,
+   * and may run while the old one's last run ends elsewhere.
    */
   by: 'uid' | 'namespace';
   /** This replica's identity (default: the controller's, hostname + random). */
@@ -98,6 +101,7 @@ async function settle(result: ReturnType<Reconciler>, signal: AbortSignal): Prom
 export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate {
   const { options, store, logger } = parts;
   const slots = options.slots ?? defaultShardSlots;
+  const rememberedUids = 10_000;
   const metrics = shardMetrics(parts.registry, parts.controller);
   const client = options.client ?? shardLeaseClient(parts.kubeConfig, parts.requests);
   let current: ShardState | undefined;
@@ -105,13 +109,26 @@ export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate 
   const running = new Map<number, Set<AbortController>>();
   const gained = new Subject<ObjectKey>();
 
-  const slotOf = (key: ObjectKey): number => {
+  /**
+   * The slot of a key, or undefined when it has none here: sharded by uid,
+   * a key with no object in the cache and no uid remembered (never seen, or
+   * forgotten) belongs to no slot and runs nowhere. Hashing it on something
+   * else could put it on a replica other than the one still running its
+   * object.
+   */
+  const slotOf = (key: ObjectKey): number | undefined => {
     if (options.by === 'namespace') return slotOfHash(fnv1a64(splitKey(key).namespace ?? ''), slots);
     const uid = store.get(key)?.metadata?.uid;
-    if (uid !== undefined) lastUid.set(key, uid);
-    return slotOfHash(fnv1a64(uid ?? lastUid.get(key) ?? key), slots);
+    if (uid !== undefined && lastUid.get(key) !== uid) {
+      lastUid.delete(key);
+      lastUid.set(key, uid);
+      // Remembered for deleted objects until their run here; a bounded memory, oldest first out.
+      if (lastUid.size > rememberedUids + store.size) lastUid.delete(lastUid.keys().next().value as ObjectKey);
+    }
+    const known = uid ?? lastUid.get(key);
+    return known === undefined ? undefined : slotOfHash(fnv1a64(known), slots);
   };
-  const owns = (slot: number): boolean => current?.active.has(slot) === true;
+  const owns = (slot: number | undefined): boolean => slot !== undefined && current?.active.has(slot) === true;
 
   const onState = (state: ShardState): void => {
     const before = current;
@@ -122,15 +139,19 @@ export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate 
       for (const controller of controllers) controller.abort(new Error(`sharding: slot ${slot} left this replica`));
     }
     const keys = store.keys();
-    const fresh = [...state.active].filter((slot) => before === undefined || !before.active.has(slot));
-    if (fresh.length > 0) {
-      const freshSet = new Set(fresh);
-      for (const key of keys) if (freshSet.has(slotOf(key))) gained.next(key);
+    const fresh = new Set([...state.active].filter((slot) => before === undefined || !before.active.has(slot)));
+    if (fresh.size > 0) {
+      // Stored keys, and deleted ones whose last run was elsewhere: the new owner reconciles them all once.
+      const gone = [...lastUid.keys()].filter((key) => store.get(key) === undefined);
+      for (const key of [...keys, ...gone]) {
+        const slot = slotOf(key);
+        if (slot !== undefined && fresh.has(slot)) gained.next(key);
+      }
     }
     metrics.owned({
       slots: state.active.size,
       ranges: slotRanges(state.active, slots).length,
-      keys: keys.filter((key) => state.active.has(slotOf(key))).length,
+      keys: keys.filter((key) => owns(slotOf(key))).length,
       members: state.members.length,
     });
     metrics.handoffs('gained', state.handoffs.gained - (before?.handoffs.gained ?? 0));
@@ -161,25 +182,23 @@ export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate 
       ),
     triggers: (input) =>
       merge(
-        input.pipe(
-          filter((key) => {
-            const mine = owns(slotOf(key));
-            if (!mine && store.get(key) === undefined) lastUid.delete(key);
-            return mine;
-          }),
-        ),
+        input.pipe(filter((key) => owns(slotOf(key)))),
         gained,
       ),
     reconcile: (inner) => async (key, ctx) => {
       const slot = slotOf(key);
       // Dequeued after its slot stopped being active here: the slot's new owner runs it.
-      if (!owns(slot)) return undefined;
+      if (slot === undefined || !owns(slot)) return undefined;
       const controller = new AbortController();
       const signal = AbortSignal.any([ctx.signal, controller.signal]);
       const set = running.get(slot) ?? new Set<AbortController>();
       running.set(slot, set.add(controller));
       try {
         return await settle(inner(key, { ...ctx, signal }), signal);
+      } catch (err) {
+        // Cut short because its slot left this replica: not a failure to retry here; the slot's new owner runs the key.
+        if (controller.signal.aborted && !ctx.signal.aborted) return undefined;
+        throw err;
       } finally {
         set.delete(controller);
         if (set.size === 0) running.delete(slot);

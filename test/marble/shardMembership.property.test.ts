@@ -5,7 +5,7 @@ import { silentLogger } from 'rxkube';
 import { shardMembership, type ShardState } from '../../src/sinks/leader/shardMembership.js';
 import { testScheduler } from '../support/objects.js';
 import { at } from './leaderElection.support.js';
-import { mulberry32, pausableShard, virtualShardClient, type PausableShardClient } from './shardMembership.support.js';
+import { mulberry32, pausableShard, virtualShardClient, type PausableShardClient } from '../support/shardClients.js';
 
 const slots = 32;
 const retryPeriod = 2_000;

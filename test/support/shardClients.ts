@@ -1,12 +1,11 @@
-import { BehaviorSubject, concatMap, dematerialize, filter, map, materialize, mergeMap, type Observable, take } from 'rxjs';
-import type { TestScheduler } from 'rxjs/testing';
+import { BehaviorSubject, concatMap, dematerialize, filter, map, materialize, mergeMap, type Observable, type SchedulerLike, take } from 'rxjs';
 import { shardLeaseClient, type ShardLeaseClient } from '../../src/sinks/leader/shardLeaseClient.js';
 import { memoryTransport, type Latency } from '../../src/testing/memory/memoryTransport.js';
 import { virtualServer } from '../../src/testing/memory/virtualServer.js';
 import type { InProcessServer } from '../../src/apiserver/inProcessServer.js';
 
-/** A shard lease client over one in-process server in virtual time, with the latency of each leg. */
-export function virtualShardClient(scheduler: TestScheduler, latency: Latency = 0): { client: ShardLeaseClient; server: InProcessServer } {
+/** A shard lease client over one in-process server on `scheduler` (virtual or dilated time), with the latency of each leg. */
+export function virtualShardClient(scheduler: SchedulerLike, latency: Latency = 0): { client: ShardLeaseClient; server: InProcessServer } {
   const server = virtualServer(scheduler);
   return { client: shardLeaseClient(memoryTransport(server, { scheduler, latency, answerLatency: latency })), server };
 }
@@ -14,6 +13,8 @@ export function virtualShardClient(scheduler: TestScheduler, latency: Latency = 
 /** A shard lease client a test can cut off (`hang`: calls and answers held; `fail`: calls and answers fail) and reconnect. */
 export interface PausableShardClient {
   readonly client: ShardLeaseClient;
+  /** The mode while paused; undefined while connected. */
+  readonly paused: 'hang' | 'fail' | undefined;
   pause(mode: 'hang' | 'fail'): void;
   resume(): void;
 }
@@ -43,6 +44,9 @@ export function pausableShard(inner: ShardLeaseClient): PausableShardClient {
     },
     pause: (mode) => state.next(mode),
     resume: () => state.next(undefined),
+    get paused() {
+      return state.value;
+    },
   };
 }
 
