@@ -36,6 +36,7 @@ export class InProcessServer {
       cluster: this.cluster,
       faults: this.faults,
       bookmarkIntervalMs: 60_000,
+      shardedListAndWatch: true,
       logger,
       token: undefined,
       // No RBAC in process: its clients (rxkube/testing's memory clients) carry no identity.

@@ -33,6 +33,13 @@ export interface ApiServerOptions {
   historyWindow?: number;
   /** Period of BOOKMARK events on watches that allow them. Default 60,000 ms, as kube. */
   bookmarkIntervalMs?: number;
+  /**
+   * Honour KEP-5866's `shardSelector` on lists and watches, with `shardInfo` on list answers, as
+   * kube-apiserver does with the `ShardedListAndWatch` feature gate on. Default true; false serves
+   * as a server without the feature: the parameter is ignored, everything is served, no
+   * `shardInfo`, so clients can be tested on their own-side filtering.
+   */
+  shardedListAndWatch?: boolean;
   /** Where the server logs failed requests and controller steps (default: pino to stderr). */
   logger?: Logger;
   /**
@@ -158,6 +165,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     cluster,
     faults,
     bookmarkIntervalMs,
+    shardedListAndWatch: options.shardedListAndWatch ?? true,
     logger,
     token,
     access,

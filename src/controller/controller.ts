@@ -20,6 +20,7 @@ import { restClientMetrics } from '../sinks/metrics/restClientMetrics.js';
 import { sourceMetrics } from '../sinks/metrics/sourceMetrics.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import type { Lister } from '../store/store.js';
+import type { ListWatchOptions } from '../sources/listWatch.js';
 import type { Delta, KubeObject, ObjectKey, ResourceRef } from '../types.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
 import { shardGate, validateSharding, type ShardGate, type ShardingOptions } from './sharding.js';
@@ -34,6 +35,23 @@ export interface WatchedResource extends ResourceRef {
   labelSelector?: string;
   /** Only objects whose fields match (kube's field selector syntax: `status.phase=Running`). */
   fieldSelector?: string;
+  /**
+   * Only this replica's share of it (KEP-5866; see `listWatch`'s `shardSelector`): a selector
+   * text, `{ by: 'uid' | 'namespace', ranges }`, or an Observable of those for ranges that move.
+   *
+   * Owned and watched objects must reach the replica whose primary they map to, and their own
+   * uids hash elsewhere than their owner's, so never shard them `by: 'uid'`. Two ways that work:
+   * - shard the primary and every owned or watched resource `by: 'namespace'` with the same
+   *   ranges: each replica caches and watches only its namespaces' objects of every kind (memory
+   *   and watch traffic about 1/N each), but the split is only as even as the namespaces (one big
+   *   namespace is one replica's; names that differ only in their last characters, `team-1` and
+   *   `team-2`, hash close together and tend to share a range), and a mapping that crosses
+   *   namespaces (a cluster-scoped owner, a watch mapped to keys in other namespaces) breaks;
+   * - shard the primary (by uid or namespace) and leave owned and watched resources unsharded:
+   *   correct for any mapping, at the price of every replica caching and watching all of them
+   *   (memory and traffic of those do not shrink with N), while reconciles still split.
+   */
+  shardSelector?: ListWatchOptions<KubeObject>['shardSelector'];
   /** Extra indexes on its store. */
   indexers?: Indexers;
   /**

@@ -34,10 +34,11 @@ export interface Wiring<T extends KubeObject> {
   readonly triggers: Observable<ObjectKey>;
 }
 
-function selectors(resource: WatchedResource): { labelSelector?: string; fieldSelector?: string } {
+function selectors(resource: WatchedResource): Pick<WatchedResource, 'labelSelector' | 'fieldSelector' | 'shardSelector'> {
   return {
     ...(resource.labelSelector !== undefined ? { labelSelector: resource.labelSelector } : {}),
     ...(resource.fieldSelector !== undefined ? { fieldSelector: resource.fieldSelector } : {}),
+    ...(resource.shardSelector !== undefined ? { shardSelector: resource.shardSelector } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { defer, isObservable, tap, type Observable } from 'rxjs';
+import { ShardIdentities } from './shardIdentity.js';
 import { deltas } from '../operators/deltas.js';
 import { resync } from '../operators/resync.js';
 import type { Indexers } from '../store/indexFunctions.js';
@@ -32,9 +33,12 @@ export interface Informer<T extends KubeObject = KubeObject> {
 /** An informer's health; `reason` says what failed, in words for a `/readyz` answer or a log. */
 export type InformerHealth = { state: 'ok' } | { state: 'failing' | 'failed'; reason: string };
 
-/** What an informer lists and watches and what its store indexes: the selectors, a transform, indexes, a resync period. */
+/**
+ * What an informer lists and watches and what its store indexes: the selectors (a `shardSelector`
+ * too, for a sharded replica's share: see `listWatch`), a transform, indexes, a resync period.
+ */
 export interface InformerOptions<T extends KubeObject>
-  extends Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'metadataOnly'> {
+  extends Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'shardSelector' | 'transform' | 'metadataOnly'> {
   /** Extra indexes; informers of one resource merge theirs, as long as none has started. */
   indexers?: Indexers<T>;
   /** client-go's resyncPeriod: re-emit every stored key as a `Sync` this often (ms); off by default. */
@@ -49,10 +53,10 @@ export interface InformerOptions<T extends KubeObject>
 export type InformerSource = <T extends KubeObject>(resource: ResourceRef, options: SourceOptions<T>) => Observable<ListWatchEvent<T>>;
 
 /** What an informer's own options say of its source. */
-export type SourceOptions<T extends KubeObject> = Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'transform' | 'metadataOnly'>;
+export type SourceOptions<T extends KubeObject> = Pick<ListWatchOptions<T>, 'labelSelector' | 'fieldSelector' | 'shardSelector' | 'transform' | 'metadataOnly'>;
 
 /** Options every informer of a factory shares: transport, timing, logging, metrics. */
-export type InformerFactoryOptions = Omit<ListWatchOptions<KubeObject>, 'labelSelector' | 'fieldSelector' | 'transform' | 'metadataOnly'> & {
+export type InformerFactoryOptions = Omit<ListWatchOptions<KubeObject>, 'labelSelector' | 'fieldSelector' | 'shardSelector' | 'transform' | 'metadataOnly'> & {
   /**
    * Instead of `listWatch` on the factory's kubeConfig. Called each time an
    * informer starts; if it throws or returns no Observable, that informer's
@@ -69,6 +73,7 @@ export type InformerFactoryOptions = Omit<ListWatchOptions<KubeObject>, 'labelSe
  */
 export class InformerFactory {
   private readonly informers = new Map<string, SharedInformer<KubeObject>>();
+  private readonly shards = new ShardIdentities();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -78,7 +83,13 @@ export class InformerFactory {
   /** The informer of `resource` with these selectors: the one already made, or a new one (not started until subscribed). */
   informer<T extends KubeObject = KubeObject>(resource: ResourceRef, options: InformerOptions<T> = {}): Informer<T> {
     // A metadata-only informer holds other objects than a full one: they share nothing.
-    const id = [collectionPath(resource), options.labelSelector ?? '', options.fieldSelector ?? '', options.metadataOnly === true ? 'metadata' : ''].join('?');
+    const id = [
+      collectionPath(resource),
+      options.labelSelector ?? '',
+      options.fieldSelector ?? '',
+      options.metadataOnly === true ? 'metadata' : '',
+      this.shards.of(options.shardSelector),
+    ].join('?');
     let shared = this.informers.get(id) as SharedInformer<T> | undefined;
     if (shared === undefined) {
       shared = new SharedInformer<T>(this.kubeConfig, resource, options, this.options as InformerFactoryOptions);
@@ -207,6 +218,7 @@ function pickListOptions<T extends KubeObject>(options: InformerOptions<T>): Lis
   const picked: ListWatchOptions<T> = {};
   if (options.labelSelector !== undefined) picked.labelSelector = options.labelSelector;
   if (options.fieldSelector !== undefined) picked.fieldSelector = options.fieldSelector;
+  if (options.shardSelector !== undefined) picked.shardSelector = options.shardSelector;
   if (options.transform !== undefined) picked.transform = options.transform;
   if (options.metadataOnly === true) picked.metadataOnly = true;
   return picked;

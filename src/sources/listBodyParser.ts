@@ -2,13 +2,15 @@
 export interface ListEnvelope {
   apiVersion?: unknown;
   kind?: unknown;
-  metadata?: { continue?: unknown; resourceVersion?: unknown };
+  metadata?: { continue?: unknown; resourceVersion?: unknown; shardInfo?: unknown };
 }
 
-/** The list's `kind` and `apiVersion`, as far as they are known when an item arrives. */
+/** The list's `kind`, `apiVersion` and `metadata`, as far as they are known when an item arrives. */
 export interface ListHead {
   apiVersion?: unknown;
   kind?: unknown;
+  /** Read for `shardInfo` (KEP-5866): kube sends it before the items. */
+  metadata?: unknown;
 }
 
 /** An item too large to keep: skipped, the list goes on. `head` is its first bytes, for the report. */
@@ -253,7 +255,7 @@ export class ListBodyParser {
   private readHead(): void {
     try {
       const sofar = JSON.parse(`${Buffer.concat(this.envelopePieces, this.envelopeBytes).toString('utf8')}]}`) as ListHead;
-      if (sofar.kind !== undefined && sofar.apiVersion !== undefined) this.head = { kind: sofar.kind, apiVersion: sofar.apiVersion };
+      if (sofar.kind !== undefined && sofar.apiVersion !== undefined) this.head = { kind: sofar.kind, apiVersion: sofar.apiVersion, metadata: sofar.metadata };
     } catch {
       // Not parseable yet (a key after items would close it otherwise): items wait for the end.
     }

@@ -29,6 +29,7 @@ export class ListItems<T extends KubeObject> implements ListBodyHandler {
     // Read defensively: a page with a mistyped kind or apiVersion still lists its items.
     if (item.apiVersion === undefined && typeof head.apiVersion === 'string') item.apiVersion = head.apiVersion;
     if (item.kind === undefined && typeof head.kind === 'string' && head.kind.endsWith('List')) item.kind = head.kind.slice(0, -4);
+    if (this.sink.shard !== undefined && !this.sink.shard.keepsListed(item, head.metadata)) return this.signal.aborted;
     const shaped = shapeObject(this.sink, item, 'list');
     if ('error' in shaped) {
       this.fatal = shaped.error;

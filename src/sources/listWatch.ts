@@ -1,7 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable, type SchedulerLike } from 'rxjs';
-import type { Logger } from '../logger.js';
-import { collectionPath, type KubeObject, type ListWatchEvent, type RequestObserver, type ResourceRef } from '../types.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { collectionPath, resourceName, type KubeObject, type ListWatchEvent, type RequestObserver, type ResourceRef } from '../types.js';
+import { shardedListWatch } from './shardedListWatch.js';
+import type { ShardSelection, SourceShard } from './sourceShard.js';
 import type { BackoffOptions } from './backoff.js';
 import { Reflector } from './listWatchPhases.js';
 import { httpTransport, type TransportSettings } from './listWatchTransport.js';
@@ -40,6 +42,12 @@ export interface ListWatchMonitor {
   status?(resource: string, status: SourceStatus): void;
   /** An object larger than `maxObjectBytes` was skipped (a list item, or a watch line). */
   skipped?(resource: string, info: { verb: 'list' | 'watch'; bytes: number }): void;
+  /**
+   * With `shardSelector`: where the share is cut, as the first list answer showed, and again
+   * when that changes: `server` (the answer had `shardInfo`), `client` (it had not, or a
+   * streaming list, which cannot say: this source drops what is not its own).
+   */
+  shardFilter?(resource: string, where: 'server' | 'client'): void;
 }
 
 /** Whether a source is getting answers, and if not, the failure it is retrying. */
@@ -53,6 +61,23 @@ export interface ListWatchOptions<T extends KubeObject> {
   labelSelector?: string;
   /** Only objects whose fields match (kube's field selector syntax: `status.phase=Running`). */
   fieldSelector?: string;
+  /**
+   * Only this replica's share (KEP-5866, Kubernetes 1.36+ with `ShardedListAndWatch`): a
+   * `shardSelector` text (`shardRange(object.metadata.uid, '0x0000000000000000',
+   * '0x8000000000000000')`, terms joined by `||`), or the hash ranges of one field it owns
+   * (`{ by: 'uid' | 'namespace', ranges: [{ start, end }] }`, bigints, `[start, end)`, `2n ** 64n`
+   * the top). Sent on every list and watch. A list answer with `metadata.shardInfo` is trusted as
+   * filtered; one without (a server that ignored it) is filtered here with the same FNV-1a hash,
+   * said once in the log (warn) and through the monitor's `shardFilter`.
+   *
+   * An Observable of selections is for ranges that move (sharding membership): the source waits
+   * for the first, and on each different one lists again with the new selector, so the store ends
+   * up holding exactly the new share (objects no longer in it leave as `Deleted` with
+   * `finalStateUnknown`, as after any re-list; see `deltas()`). An equal selection re-lists nothing.
+   * Ranges that are empty mean the replica owns nothing: it sends no request, and its store is
+   * emptied (`Restart` then `Synced` with no resourceVersion). A malformed selector errors the source.
+   */
+  shardSelector?: ShardSelection | Observable<ShardSelection>;
   /**
    * Objects per list page (default 500); 0 lists in one response. Either
    * way, and whether or not the server honours `limit`, the answer is
@@ -193,6 +218,24 @@ export function listWatch<T extends KubeObject = KubeObject>(
   resource: ResourceRef,
   options: ListWatchOptions<T> = {},
 ): Observable<ListWatchEvent<T>> {
+  const selection = options.shardSelector;
+  if (selection === undefined) return reflect(kubeConfig, resource, options, undefined);
+  return shardedListWatch<T>(selection, {
+    resource: resourceName(resource),
+    logger: options.logger ?? silentLogger,
+    monitor: options.monitor ?? {},
+    signal: options.signal,
+    source: (shard) => reflect(kubeConfig, resource, options, shard),
+  });
+}
+
+/** One list-watch of one (or no) shard: the Reflector over HTTP, for as long as it is subscribed. */
+function reflect<T extends KubeObject>(
+  kubeConfig: KubeConfig,
+  resource: ResourceRef,
+  options: ListWatchOptions<T>,
+  shard: SourceShard | undefined,
+): Observable<ListWatchEvent<T>> {
   return new Observable<ListWatchEvent<T>>((subscriber) => {
     const stop = new AbortController();
     const onOuterAbort = () => {
@@ -208,7 +251,7 @@ export function listWatch<T extends KubeObject = KubeObject>(
       if (!subscriber.closed) subscriber.next(event);
     };
     const transport = (settings: TransportSettings) => httpTransport({ ...settings, kubeConfig, path: collectionPath(resource), signal: stop.signal, requests: options.requests });
-    new Reflector(resource, options, emit, stop.signal, transport).run().then(
+    new Reflector(resource, options, emit, stop.signal, transport, shard).run().then(
       (end) => {
         if (end.kind === 'failed' && !subscriber.closed) subscriber.error(end.error);
       },

@@ -15,12 +15,13 @@ export function fatalStatusError(
   failure: FailedResponse,
   verb: 'list' | 'watch',
   resource: ResourceRef,
-  selectors: { labelSelector?: string | undefined; fieldSelector?: string | undefined },
+  selectors: { labelSelector?: string | undefined; fieldSelector?: string | undefined; shardSelector?: string | undefined },
 ): ListWatchError | undefined {
   if (!isFatalStatus(failure.code)) return undefined;
   const quoted = [
     selectors.labelSelector ? `labelSelector "${selectors.labelSelector}"` : '',
     selectors.fieldSelector ? `fieldSelector "${selectors.fieldSelector}"` : '',
+    selectors.shardSelector ? `shardSelector "${selectors.shardSelector}"` : '',
   ].filter(Boolean);
   return new ListWatchError(
     `cannot ${verb} ${describeResource(resource)}${quoted.length ? ` with ${quoted.join(' and ')}` : ''}: ` +

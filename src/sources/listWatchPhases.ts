@@ -13,6 +13,7 @@ import { describeResource, resourceName, type ResourceRef } from '../types.js';
 import { explainStatus } from './listWatchError.js';
 import { delay } from '../util/wait.js';
 import { WatchEvents, type WatchEventSink } from './watchEvents.js';
+import type { SourceShard } from './sourceShard.js';
 
 /**
  * Why a list begins: the first one, history expired (410), a page token
@@ -88,6 +89,8 @@ export class Reflector<T extends KubeObject> {
     private readonly emit: (event: ListWatchEvent<T>) => void,
     private readonly signal: AbortSignal,
     transport: (settings: TransportSettings) => ListWatchTransport,
+    /** The share read (`shardSelector`): sent on every request, and matched here when the server does not. */
+    private readonly shard?: SourceShard,
   ) {
     this.name = resourceName(resource);
     this.scheduler = options.scheduler ?? asyncScheduler;
@@ -119,6 +122,7 @@ export class Reflector<T extends KubeObject> {
       metadataOnly: this.metadataOnly,
       emit,
       opened: () => this.healthy(),
+      shard,
     };
   }
 
@@ -187,6 +191,7 @@ export class Reflector<T extends KubeObject> {
   /** A page's end: the next page, or (the last) `Synced` and the watch. */
   private listed(page: ListPage, reason: ListReason): Phase {
     if (this.signal.aborted) return STOPPED;
+    this.shard?.listed(page.metadata);
     const next = page.metadata?.continue;
     if (typeof next === 'string' && next !== '') return { kind: 'list', reason, continue: next };
     const rv = page.metadata?.resourceVersion;
@@ -222,6 +227,7 @@ export class Reflector<T extends KubeObject> {
   /** A streaming list; a server that rejects it (400/422) is listed page by page from now on. */
   private async streamList(phase: Extract<Phase, { kind: 'streamingList' }>): Promise<Phase> {
     this.monitor.relist?.(this.name, phase.reason);
+    this.shard?.listed(undefined);
     const events = new WatchEvents(this.sink, true, undefined);
     const end = await this.openWatch(events, undefined);
     if (end.kind === 'failed' && (end.failure.code === 400 || end.failure.code === 422)) {
@@ -321,7 +327,7 @@ export class Reflector<T extends KubeObject> {
   /** A status other than 200: the end if no retry fixes it, else a backoff (honouring `Retry-After`) before `next`. */
   private failedStatus(failure: FailedResponse, verb: 'list' | 'watch', next: RequestPhase): Phase {
     const { labelSelector, fieldSelector } = this.options;
-    const fatal = fatalStatusError(failure, verb, this.resource, { labelSelector, fieldSelector });
+    const fatal = fatalStatusError(failure, verb, this.resource, { labelSelector, fieldSelector, shardSelector: this.shard?.shard.text });
     if (fatal !== undefined) return { kind: 'failed', error: fatal };
     if (failure.code === 401 || failure.code === 403) {
       // RBAC applied after start, or a token being rotated: client-go and kube-rs wait and try again.
@@ -363,6 +369,7 @@ export class Reflector<T extends KubeObject> {
     const query = new URLSearchParams();
     if (this.options.labelSelector) query.set('labelSelector', this.options.labelSelector);
     if (this.options.fieldSelector) query.set('fieldSelector', this.options.fieldSelector);
+    if (this.shard !== undefined) query.set('shardSelector', this.shard.shard.text);
     for (const [key, value] of Object.entries(extra)) query.set(key, value);
     return query;
   }

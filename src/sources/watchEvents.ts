@@ -6,6 +6,7 @@ import type { ListWatchError } from './listWatchError.js';
 import { transformError } from './listWatchFaults.js';
 import type { WatchEnd, WatchLineHandler } from './listWatchTransport.js';
 import type { MalformedWatchLineError, WatchLine } from './watchLineReader.js';
+import type { SourceShard } from './sourceShard.js';
 
 /** What reading watch events needs from its source. */
 export interface WatchEventSink<T extends KubeObject> {
@@ -18,6 +19,8 @@ export interface WatchEventSink<T extends KubeObject> {
   emit(event: ListWatchEvent<T>): void;
   /** A watch request was answered 200: the source is healthy again. */
   opened(): void;
+  /** The share of the resource read (`shardSelector`), and whether objects must be tested here. */
+  shard?: SourceShard | undefined;
 }
 
 /**
@@ -161,6 +164,7 @@ export class WatchEvents<T extends KubeObject> implements WatchLineHandler {
 
   /** Emits the object, shaped; a transform that throws ends the watch, and the source. */
   private emitObject(type: 'Listed' | 'Added' | 'Modified' | 'Deleted', object: T): WatchEnd | undefined {
+    if (this.sink.shard !== undefined && !this.sink.shard.keepsWatched(object)) return undefined;
     if (this.sink.transform === undefined && !this.sink.metadataOnly) {
       this.emit({ type, object });
       return undefined;

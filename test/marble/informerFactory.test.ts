@@ -1,8 +1,11 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { asyncScheduler, map, type Observable } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, map, NEVER, type Observable } from 'rxjs';
 import { InformerFactory, type KubeObject, type ListWatchEvent } from 'rxkube';
-import { type InformerSource } from '../../src/informers/informerFactory.js';
+import { type InformerSource, type SourceOptions } from '../../src/informers/informerFactory.js';
+import type { ControllerOptions } from '../../src/controller/controller.js';
+import { wire } from '../../src/controller/wiring.js';
+import type { ShardSelection } from '../../src/sources/sourceShard.js';
 import { MarbleInformers } from '../../src/testing/marble/marbleInformers.js';
 import { obj } from '../support/objects.js';
 import { unhandledErrorsOf } from './callbackErrors.support.js';
@@ -89,5 +92,54 @@ describe('MarbleInformers (rxkube/testing)', () => {
     expect(unhandled).to.deep.equal([]);
     expect((caught as Error).message).to.equal('the transform of configmaps threw for default/a: no labels');
     expect((caught as Error).cause).to.equal(thrown);
+  });
+});
+
+describe('InformerFactory with shard selections', () => {
+  const lowerHalf = { by: 'uid' as const, ranges: [{ start: 0n, end: 1n << 63n }] };
+
+  /** A factory whose source records the options each informer opened it with. */
+  function recording() {
+    const opened: SourceOptions<KubeObject>[] = [];
+    const source: InformerSource = <T extends KubeObject>(_r: unknown, options: SourceOptions<T>) => {
+      opened.push(options as unknown as SourceOptions<KubeObject>);
+      return NEVER as Observable<ListWatchEvent<T>>;
+    };
+    return { factory: new InformerFactory(new KubeConfig(), { source }), opened };
+  }
+
+  it('hands the shardSelector to the source', () => {
+    const { factory, opened } = recording();
+    factory.informer(configmaps, { shardSelector: lowerHalf, labelSelector: 'a=b' }).events.subscribe().unsubscribe();
+    expect(opened).to.deep.equal([{ labelSelector: 'a=b', shardSelector: lowerHalf }]);
+  });
+
+  it('shares one informer per shard selection: equal ranges, or ranges and the text they are sent as, share; other ranges and other Observables do not', () => {
+    const { factory } = recording();
+    const moving = new BehaviorSubject<ShardSelection>(lowerHalf);
+    const a = factory.informer(configmaps, { shardSelector: lowerHalf });
+    expect(factory.informer(configmaps, { shardSelector: { by: 'uid', ranges: [{ start: 0n, end: 1n << 63n }] } })).to.equal(a);
+    expect(factory.informer(configmaps, { shardSelector: "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')" })).to.equal(a);
+    expect(factory.informer(configmaps, { shardSelector: "shardRange(object.metadata.uid, '0x0', '0x8000000000000000')" })).to.not.equal(a);
+    expect(factory.informer(configmaps, { shardSelector: { by: 'namespace', ranges: lowerHalf.ranges } })).to.not.equal(a);
+    expect(factory.informer(configmaps)).to.not.equal(a);
+    const m = factory.informer(configmaps, { shardSelector: moving });
+    expect(factory.informer(configmaps, { shardSelector: moving })).to.equal(m);
+    expect(factory.informer(configmaps, { shardSelector: new BehaviorSubject<ShardSelection>(lowerHalf) })).to.not.equal(m);
+  });
+
+  it("passes a controller resource's shardSelector to its informer, and leaves the owned ones unsharded unless they say so", () => {
+    const { factory, opened } = recording();
+    const wiring = wire(
+      {
+        name: 'c',
+        for: { ...configmaps, kind: 'ConfigMap', shardSelector: lowerHalf },
+        owns: [{ version: 'v1', resource: 'secrets', namespace: 'default', kind: 'Secret' }],
+        reconcile: () => undefined,
+      } as unknown as ControllerOptions<KubeObject>,
+      factory,
+    );
+    for (const { informer } of wiring.all) informer.events.subscribe().unsubscribe();
+    expect(opened).to.deep.equal([{ shardSelector: lowerHalf }, {}]);
   });
 });

@@ -29,10 +29,12 @@ const list = (items: unknown[], metadata: Record<string, unknown> = { resourceVe
   JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata, items });
 
 describe('ListBodyParser', () => {
-  it('hands over each item with the list kind and version, and returns the envelope without items', () => {
+  it('hands over each item with the list kind, version and metadata (shardInfo included), and returns the envelope without items', () => {
     const { items, end } = parse([list([{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }], { resourceVersion: '7', continue: 'x' })]);
     expect(items.map((i) => i.entry)).to.deep.equal([{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }]);
-    expect(items[0]?.head).to.deep.equal({ kind: 'PodList', apiVersion: 'v1' });
+    expect(items[0]?.head).to.deep.equal({ kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7', continue: 'x' } });
+    const sharded = parse([list([{ metadata: { name: 'a' } }], { resourceVersion: '7', shardInfo: { selector: 's' } })]);
+    expect(sharded.items[0]?.head.metadata).to.deep.equal({ resourceVersion: '7', shardInfo: { selector: 's' } });
     expect(end).to.deep.equal({ envelope: { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7', continue: 'x' } } });
   });
 

@@ -6,6 +6,8 @@ import type { ListBodyHandler } from '../../src/sources/listBodyParser.js';
 import type { ListPage, ListWatchTransport, PageAnswer, WatchEnd } from '../../src/sources/listWatchTransport.js';
 import { MalformedWatchLineError, type WatchLine } from '../../src/sources/watchLineReader.js';
 import { obj } from '../support/objects.js';
+import { SourceShard, resolveShard } from '../../src/sources/sourceShard.js';
+import { fnv1a64 } from '../../src/util/shardHash.js';
 
 /**
  * The list-watch phases without HTTP: each step is given a scripted answer
@@ -26,7 +28,7 @@ function answerPage(answer: ScriptedPage | undefined, handler: ListBodyHandler):
 
 type ScriptedWatch = { lines?: readonly (WatchLine | MalformedWatchLineError)[]; end: WatchEnd };
 
-function phases(options: ListWatchOptions<KubeObject> = {}) {
+function phases(options: ListWatchOptions<KubeObject> = {}, shard?: SourceShard) {
   const scheduler = new TestScheduler((a, b) => {
     expect(a).to.deep.equal(b);
   });
@@ -70,6 +72,7 @@ function phases(options: ListWatchOptions<KubeObject> = {}) {
     (event) => events.push(event),
     stop.signal,
     () => transport,
+    shard,
   );
   /** One step, with the scheduler flushed until it has resolved. */
   const step = async (phase: Exclude<Phase, TerminalPhase>): Promise<Phase> => settle(reflector.step(phase), scheduler);
@@ -428,5 +431,73 @@ describe('listWatch phases', () => {
     expect(p.requests.map((r) => r.replace(/&.*resourceVersion=/, ' from '))).to.deep.equal(['list limit=500', 'watch watch=1 from 3', 'watch watch=1 from 4', 'watch watch=1 from 4']);
     expect(p.hooks).to.deep.equal(['relist initial', 'watchRestart closed', 'watchRestart error', 'retry watch 800 500 R500: m500 500']);
     expect(p.events.map((e) => e.type)).to.deep.equal(['Restart', 'Listed', 'Synced', 'Added']);
+  });
+
+  describe('with a shard (shardSelector)', () => {
+    // The share is exactly the hash of a's uid: a is in it, every other object out.
+    const mine = fnv1a64('uid-a');
+    function sharded() {
+      const said: string[] = [];
+      const shard = new SourceShard(resolveShard({ by: 'uid', ranges: [{ start: mine, end: mine + 1n }] }, 'configmaps'), 'configmaps', silentLogger, { shardFilter: (_r, where) => said.push(where) }, {});
+      return { ...phases({}, shard), said, text: shard.shard.text };
+    }
+
+    it('sends the selector on every list page and watch', async () => {
+      const p = sharded();
+      p.pages.push(page([], { resourceVersion: '3', continue: 'c1' }), page([], { resourceVersion: '3' }));
+      await p.step({ kind: 'list', reason: 'initial' });
+      await p.step({ kind: 'list', reason: 'initial', continue: 'c1' });
+      await p.step({ kind: 'watch', resourceVersion: '3' });
+      const selectors = p.requests.map((r) => new URLSearchParams(r.slice(r.indexOf(' ') + 1)).get('shardSelector'));
+      expect(selectors).to.deep.equal([p.text, p.text, p.text]);
+    });
+
+    it('trusts a list answered with shardInfo: every item passes, and the watch after it is not filtered', async () => {
+      const p = sharded();
+      p.pages.push({ kind: 'ok', page: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '3', shardInfo: { selector: p.text } } }, items: [obj('a', '1'), obj('b', '2')] });
+      p.watches.push({ lines: [event('ADDED', obj('c', '4'))], end: { kind: 'aborted' } });
+      expect(await p.step({ kind: 'list', reason: 'initial' })).to.deep.equal({ kind: 'watch', resourceVersion: '3' });
+      await p.step({ kind: 'watch', resourceVersion: '3' });
+      expect(p.events.map((e) => ('object' in e ? `${e.type} ${e.object.metadata.name}` : e.type))).to.deep.equal(['Restart', 'Listed a', 'Listed b', 'Synced', 'Added c']);
+      expect(p.said).to.deep.equal(['server']);
+    });
+
+    it('filters on its side after a list without shardInfo: items and watch events outside the ranges are dropped', async () => {
+      const p = sharded();
+      p.pages.push(page([obj('a', '1'), obj('b', '2')], { resourceVersion: '3' }));
+      p.watches.push({
+        lines: [event('ADDED', obj('c', '4')), event('MODIFIED', obj('a', '5')), event('DELETED', obj('b', '6')), bookmark('7')],
+        end: { kind: 'closed' },
+      });
+      await p.step({ kind: 'list', reason: 'initial' });
+      // A dropped event still moves the resourceVersion on: the watch resumes after it.
+      expect(await p.step({ kind: 'watch', resourceVersion: '3' })).to.deep.equal({ kind: 'watch', resourceVersion: '7' });
+      expect(p.events.map((e) => ('object' in e ? `${e.type} ${e.object.metadata.name}` : e.type))).to.deep.equal(['Restart', 'Listed a', 'Synced', 'Modified a', 'Bookmark']);
+      expect(p.said).to.deep.equal(['client']);
+    });
+
+    it('says the mode again only when it changes (a server upgraded to honour it)', async () => {
+      const p = sharded();
+      p.pages.push(page([], { resourceVersion: '3' }), page([], { resourceVersion: '4' }));
+      p.pages.push({ kind: 'ok', page: { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '5', shardInfo: { selector: p.text } } }, items: [] });
+      for (let i = 0; i < 3; i++) await p.step({ kind: 'list', reason: 'expired' });
+      expect(p.said).to.deep.equal(['client', 'server']);
+    });
+
+    it('filters a streaming list on its side, since it carries no shardInfo', async () => {
+      const p = sharded();
+      p.watches.push({ lines: [event('ADDED', obj('a', '1')), event('ADDED', obj('b', '2')), bookmark('3', { 'k8s.io/initial-events-end': 'true' })], end: { kind: 'aborted' } });
+      await p.step({ kind: 'streamingList', reason: 'initial' });
+      expect(p.events.map((e) => ('object' in e ? `${e.type} ${e.object.metadata.name}` : e.type))).to.deep.equal(['Restart', 'Listed a', 'Synced']);
+      expect(p.said).to.deep.equal(['client']);
+    });
+
+    it('names the shardSelector in the error of a 400', async () => {
+      const p = sharded();
+      p.pages.push({ kind: 'failed', failure: status(400) });
+      const next = await p.step({ kind: 'list', reason: 'initial' });
+      expect(next.kind).to.equal('failed');
+      expect((next as { error: Error }).error.message).to.contain(`with shardSelector "${p.text}"`);
+    });
   });
 });

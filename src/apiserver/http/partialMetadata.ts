@@ -56,11 +56,12 @@ export function partialObjectMetadata(type: ResourceType, stored: StoredObject):
 /** A list page as kube's `PartialObjectMetadataList`. */
 export function partialObjectMetadataListJson(
   type: ResourceType,
-  page: { rv: number; items: readonly StoredObject[]; continueToken?: string | undefined; remainingItemCount?: number | undefined },
+  page: { rv: number; items: readonly StoredObject[]; continueToken?: string | undefined; remainingItemCount?: number | undefined; shardSelector?: string | undefined },
 ): string {
   const metadata: Record<string, unknown> = { resourceVersion: String(page.rv) };
   if (page.continueToken !== undefined) metadata.continue = page.continueToken;
   if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
+  if (page.shardSelector !== undefined) metadata.shardInfo = { selector: page.shardSelector };
   const items = page.items.map((stored) => JSON.stringify(partialObjectMetadata(type, stored)));
   return `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(metadata)},"items":[${items.join(',')}]}`;
 }

@@ -14,6 +14,8 @@ export interface ServerContext {
   readonly faults: RequestFaults;
   readonly bookmarkIntervalMs: number;
   readonly logger: Logger;
+  /** Whether lists and watches honour `shardSelector` (KEP-5866's `ShardedListAndWatch` gate). */
+  readonly shardedListAndWatch: boolean;
 }
 
 /** The headers the server reads, whether the request came over HTTP or from an in-process client. */

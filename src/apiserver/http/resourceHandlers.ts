@@ -9,6 +9,7 @@ import { acceptedPatchTypes, applyPatch, applyPatchType, PatchError } from '../w
 import { objectJson, warningHeaders, type BodyRequest, type ResourceRequest } from './requestContext.js';
 import { apiVersionOf, type ResourceType } from '../api/resourceType.js';
 import { parseFilter } from '../selectors/selectors.js';
+import { parseShardFilter } from '../selectors/shardFilter.js';
 import { ApplyConflictError, serverSideApply } from '../writes/serverSideApply.js';
 import { ApiError, badRequest, invalid, methodNotAllowed, notFound, unsupportedMediaType } from '../api/statusError.js';
 import { scaleHandlers } from './scale.js';
@@ -71,6 +72,7 @@ function listJson(type: ResourceType, page: ListPage): string {
   const metadata: Record<string, unknown> = { resourceVersion: String(page.rv) };
   if (page.continueToken !== undefined) metadata.continue = page.continueToken;
   if (page.remainingItemCount !== undefined) metadata.remainingItemCount = page.remainingItemCount;
+  if (page.shardSelector !== undefined) metadata.shardInfo = { selector: page.shardSelector };
   const head = `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(apiVersionOf(type))},"metadata":${JSON.stringify(metadata)},"items":[`;
   return `${head}${page.items.map((s) => objectJson(type, s)).join(',')}]}`;
 }
@@ -82,7 +84,9 @@ function parseLimit(text: string | null): number | undefined {
 }
 
 export function handleList(r: ResourceRequest): ApiResponse {
-  const filter = parseFilter(r.type, r.query.get('labelSelector'), r.query.get('fieldSelector'));
+  const shardText = r.query.get('shardSelector');
+  const shard = parseShardFilter(shardText, r.server.shardedListAndWatch);
+  const filter = { ...parseFilter(r.type, r.query.get('labelSelector'), r.query.get('fieldSelector')), shard };
   const page = listPage(r.server.cluster.store, r.type, {
     namespace: r.namespace,
     filter,
@@ -91,6 +95,8 @@ export function handleList(r: ResourceRequest): ApiResponse {
     resourceVersion: r.query.get('resourceVersion') ?? undefined,
     resourceVersionMatch: r.query.get('resourceVersionMatch') ?? undefined,
   });
+  // KEP-5866: the applied selector is echoed as sent, so a client can tell it was honoured.
+  if (shard !== undefined && shardText !== null) page.shardSelector = shardText;
   const table = tableOptions(r.headers.accept, r.query);
   if (table !== undefined) {
     return jsonResponse(200, toTable(r.type, page.items, { rv: page.rv, continueToken: page.continueToken, remainingItemCount: page.remainingItemCount }, table));

@@ -4,11 +4,14 @@ import { parseLabelSelector, type LabelSelector } from './labelSelector.js';
 import type { ResourceType } from '../api/resourceType.js';
 import { SelectorError } from './selectorError.js';
 import { badRequest } from '../api/statusError.js';
+import { matchesShardSelector, type ShardSelector } from '../../util/shardSelector.js';
 
-/** The label and field selectors of one list or watch request, checked against the resource. */
+/** The label, field and shard selectors of one list or watch request, checked against the resource. */
 export interface ObjectFilter {
   readonly label: LabelSelector | undefined;
   readonly field: FieldSelector | undefined;
+  /** KEP-5866's `shardSelector`, when the server honours it (see shardFilter.ts). */
+  readonly shard?: ShardSelector | undefined;
 }
 
 /** The fields a field selector may name for `type`. */
@@ -32,11 +35,12 @@ export function parseFilter(type: ResourceType, labelText: string | null, fieldT
 }
 
 export function isSelective(filter: ObjectFilter): boolean {
-  return filter.label !== undefined || filter.field !== undefined;
+  return filter.label !== undefined || filter.field !== undefined || filter.shard !== undefined;
 }
 
 export function matchesFilter(filter: ObjectFilter, object: KubeObject): boolean {
   if (filter.label !== undefined && !filter.label.matches(object.metadata.labels)) return false;
   if (filter.field !== undefined && !filter.field.matches(object)) return false;
+  if (filter.shard !== undefined && !matchesShardSelector(filter.shard, object)) return false;
   return true;
 }

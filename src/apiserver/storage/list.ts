@@ -25,6 +25,8 @@ export interface ListPage {
   items: StoredObject[];
   continueToken?: string;
   remainingItemCount?: number;
+  /** The `shardSelector` the list applied, echoed in `metadata.shardInfo` (KEP-5866). */
+  shardSelector?: string;
 }
 
 interface ContinueKey {

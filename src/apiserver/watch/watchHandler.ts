@@ -4,6 +4,7 @@ import type { WatchRequest } from '../http/requestContext.js';
 import { apiVersionOf } from '../api/resourceType.js';
 import { escapeFieldValue } from '../selectors/fieldSelector.js';
 import { isSelective, matchesFilter, parseFilter } from '../selectors/selectors.js';
+import { parseShardFilter } from '../selectors/shardFilter.js';
 import { ApiError, badRequest, invalid, tooLargeResourceVersion, type FieldError } from '../api/statusError.js';
 import { tableOptions, toTable } from '../http/table.js';
 import { checkTarget, metadataTarget, partialObjectMetadata } from '../http/partialMetadata.js';
@@ -60,7 +61,7 @@ export function handleWatch(r: WatchRequest): void {
     const byName = `metadata.name=${escapeFieldValue(r.name)}`;
     fieldText = fieldText === null || fieldText === '' ? byName : `${fieldText},${byName}`;
   }
-  const filter = parseFilter(r.type, q.get('labelSelector'), fieldText);
+  const filter = { ...parseFilter(r.type, q.get('labelSelector'), fieldText), shard: parseShardFilter(q.get('shardSelector'), r.server.shardedListAndWatch) };
   const bookmarks = q.get('allowWatchBookmarks') === 'true';
   const sendInitial = q.get('sendInitialEvents');
   checkStreamingOptions(sendInitial, q.get('resourceVersionMatch'), bookmarks);

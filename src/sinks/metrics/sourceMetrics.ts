@@ -27,6 +27,8 @@ export interface SourceMetrics {
   skipped(resource: string, info: { verb: 'list' | 'watch'; bytes: number }): void;
   /** The store of that resource now holds `n` objects. */
   storeSize(resource: string, n: number): void;
+  /** A sharded source's share is cut by the server, or (`client`) on this side. */
+  shardFilter(resource: string, where: 'server' | 'client'): void;
 }
 
 /**
@@ -46,6 +48,7 @@ export interface SourceMetrics {
  * | `rxkube_source_skipped_objects_total` | counter | `resource`, `verb` | `skipped` (an object over `maxObjectBytes`) |
  * | `rxkube_source_failing` | gauge | `resource` | `status`: 1 while the source retries a failure, 0 once answered |
  * | `rxkube_store_objects` | gauge | `resource` | `storeSize` |
+ * | `rxkube_source_shard_filter_client_side` | gauge | `resource` | `shardFilter`: 1 while a sharded source filters on its side (the server ignored `shardSelector`), 0 when the server filters |
  *
  * The registry is the caller's (default: a new one, never the global);
  * sources sharing one registry share the families. None of the methods throws.
@@ -62,6 +65,12 @@ export function sourceMetrics(registry: Registry = new Registry()): SourceMetric
   const skipped = counterOn(registry, 'rxkube_source_skipped_objects_total', 'Objects skipped for being larger than the largest kept', ['resource', 'verb']);
   const failing = gaugeOn(registry, 'rxkube_source_failing', 'Whether a list-watch source is retrying a failure (1) or getting answers (0)', ['resource']);
   const size = gaugeOn(registry, 'rxkube_store_objects', 'Objects held by the store of a resource', ['resource']);
+  const clientSide = gaugeOn(
+    registry,
+    'rxkube_source_shard_filter_client_side',
+    'Whether a sharded list-watch source filters its share on the client side (1: the server ignored shardSelector) or the server does (0)',
+    ['resource'],
+  );
   return {
     registry,
     request: (verb, resource) => (verb === 'list' ? lists : watches).inc({ resource }),
@@ -78,5 +87,6 @@ export function sourceMetrics(registry: Registry = new Registry()): SourceMetric
     status: (resource, status) => failing.set({ resource }, status.healthy ? 0 : 1),
     skipped: (resource, info) => skipped.inc({ resource, verb: info.verb }),
     storeSize: (resource, n) => size.set({ resource }, n),
+    shardFilter: (resource, where) => clientSide.set({ resource }, where === 'client' ? 1 : 0),
   };
 }
