@@ -23,7 +23,8 @@ import type { Lister } from '../store/store.js';
 import type { ListWatchOptions } from '../sources/listWatch.js';
 import type { Delta, KubeObject, ObjectKey, ResourceRef } from '../types.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
-import { shardGate, validateSharding, type ShardGate, type ShardingOptions } from './sharding.js';
+import { shardGate, shardRangesTo, validateSharding, type ShardGate, type ShardingOptions } from './sharding.js';
+import type { ShardSelection } from '../sources/sourceShard.js';
 import type { ShardState } from '../sinks/leader/shardMembership.js';
 import { reconcileContext, wire } from './wiring.js';
 
@@ -268,7 +269,9 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const informers = options.informers ?? new InformerFactory(options.kubeConfig, { logger, scheduler, monitor, requests });
   const client = options.client ?? kubeClient(options.kubeConfig, { fieldManager: options.name, logger, requests });
   const identity = options.leaderElection?.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 10)}`;
-  const wiring = wire(options, informers);
+  // Sharded, the primary informer lists and watches this replica's ranges, re-listing as they move.
+  const cachedRanges = options.sharding !== undefined && options.sharding.cache !== 'full' ? new ReplaySubject<ShardSelection>(1) : undefined;
+  const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, informers);
   // What the elector said last: read by leading() and ready(), never to steer the run.
   let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
   let gate: ShardGate | undefined;
@@ -295,7 +298,8 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     const reconcile = (key: ObjectKey, ctx: ReconcileContext) =>
       options.reconcile(key, reconcileContext(ctx, wiring, { client, recorder, logger, scheduler }));
     const gracePeriod = options.gracePeriod ?? 30_000;
-    gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod });
+    gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod,
+      ...(cachedRanges !== undefined && options.sharding !== undefined ? { onRanges: shardRangesTo(cachedRanges, options.sharding.by) } : {}) });
     const run = reconcileWhileLeading({
       name: options.name,
       wiring: gate === undefined ? wiring : { ...wiring, triggers: gate.triggers(wiring.triggers) },

@@ -6,9 +6,10 @@ import { isObservableInput, type Reconciler, type ReconcileResult } from '../ope
 import type { LeaderState } from '../sinks/leader/leaderElection.js';
 import { shardLeaseClient, type ShardLeaseClient } from '../sinks/leader/shardLeaseClient.js';
 import { shardMembership, type ShardState } from '../sinks/leader/shardMembership.js';
-import { defaultShardSlots, fnv1a64, slotOfHash, slotRanges } from '../sinks/leader/shardSlots.js';
+import { defaultShardSlots, fnv1a64, slotOfHash, slotRanges, type HashRange } from '../sinks/leader/shardSlots.js';
 import { shardMetrics } from '../sinks/metrics/shardMetrics.js';
 import type { Lister } from '../store/store.js';
+import type { ShardSelection } from '../sources/sourceShard.js';
 import { splitKey, type KubeObject, type ObjectKey, type RequestObserver } from '../types.js';
 
 /**
@@ -49,6 +50,18 @@ export interface ShardingOptions {
   retryPeriod?: number;
   /** The calls on the Leases (default: over HTTP with the controller's kubeConfig). */
   client?: ShardLeaseClient;
+  /**
+   * What each replica caches. `'primary'` (default): the primary resource
+   * is listed and watched with a `shardSelector` for this replica's ranges
+   * (active and draining slots), so a server that honours it (KEP-5866)
+   * sends about 1/N of the objects, and one that does not is filtered on
+   * this side (said once in the log and in `rxkube_source_shard_filter_client_side`);
+   * it lists again whenever the ranges change. Owned and watched resources
+   * stay unsharded: correct for any mapping, but every replica caches all of
+   * them. `'full'`: every replica caches everything, and only the
+   * reconciles split (no re-list on a handoff).
+   */
+  cache?: 'primary' | 'full';
 }
 
 /** What the controller wires in when sharded. */
@@ -76,6 +89,8 @@ interface GateParts<T extends KubeObject> {
   logger: Logger;
   registry: Registry;
   gracePeriod: number;
+  /** Told the hash ranges this replica caches (active and draining slots) whenever they change. */
+  onRanges?: (ranges: HashRange[]) => void;
 }
 
 /** Throws a `TypeError` naming what is wrong with `sharding`. */
@@ -130,9 +145,16 @@ export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate 
   };
   const owns = (slot: number | undefined): boolean => slot !== undefined && current?.active.has(slot) === true;
 
+  let cached = '';
   const onState = (state: ShardState): void => {
     const before = current;
     current = state;
+    const ranges = slotRanges([...state.active, ...state.draining], slots);
+    const text = ranges.map((r) => `${r.start}-${r.end}`).join(',');
+    if (parts.onRanges !== undefined && (before === undefined || text !== cached)) {
+      cached = text;
+      parts.onRanges(ranges);
+    }
     const keep = (slot: number): boolean => (state.active.has(slot) || state.draining.has(slot)) && !state.overdue.has(slot);
     for (const [slot, controllers] of running) {
       if (keep(slot)) continue;
@@ -212,4 +234,9 @@ export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate 
       return current.members.length < want ? [`sharding: ${current.members.length} of ${want} replicas live`] : [];
     },
   };
+}
+
+/** Feeds a replica's ranges to its primary informer's `shardSelector`. */
+export function shardRangesTo(target: { next(selection: ShardSelection): void }, by: ShardingOptions['by']): (ranges: HashRange[]) => void {
+  return (ranges) => target.next({ by, ranges });
 }

@@ -35,13 +35,13 @@ interface Replica {
 }
 
 describe('sharding: replicas in their own processes', function () {
-  this.timeout(90_000);
+  this.timeout(240_000);
   let server: ApiServer;
   let replicas: Replica[] = [];
   const said: Said[] = [];
 
-  const spawnReplica = (name: string): Replica => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', child, server.url, name], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const spawnReplica = (name: string, slotCount = slots): Replica => {
+    const proc = spawn(process.execPath, ['--import', 'tsx', child, server.url, name, 'uid', String(slotCount)], { stdio: ['ignore', 'pipe', 'inherit'] });
     createInterface(proc.stdout!).on('line', (line) => said.push(JSON.parse(line) as Said));
     const exited = new Promise<number>((resolve) => proc.on('exit', () => resolve(Date.now())));
     const replica = { name, proc, exited };
@@ -49,9 +49,9 @@ describe('sharding: replicas in their own processes', function () {
     return replica;
   };
   const latest = (who: string): Said | undefined => said.filter((s) => s.who === who && s.slots !== undefined).at(-1);
-  const covered = (names: string[]): boolean => {
+  const covered = (names: string[], slotCount = slots): boolean => {
     const owners = names.flatMap((name) => latest(name)?.slots ?? []);
-    return owners.length === slots && new Set(owners).size === slots;
+    return owners.length === slotCount && new Set(owners).size === slotCount;
   };
 
   beforeEach(async () => {
@@ -119,6 +119,32 @@ describe('sharding: replicas in their own processes', function () {
       list.flatMap((x, i) => list.slice(i + 1).filter((y) => x.who !== y.who && x.from < y.to && y.from < x.to).map((y) => `${key}: ${x.who} and ${y.who}`)),
     );
     expect(overlaps).to.deep.equal([]);
+    expect(said.filter((s) => s.error !== undefined)).to.deep.equal([]);
+  });
+
+  it('with the server honouring shardSelector, each replica\'s store holds about a third of the objects, and together all of them once', async () => {
+    const api = server.kubeConfig().makeApiClient(CoreV1Api);
+    const total = 600;
+    // Slots fine enough that their split is even to a few per cent: the uids' spread is what is left.
+    const fine = 4096;
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, batch) => {
+        for (let i = batch; i < total; i += 6) await api.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: `cm-${i}` } } });
+      }),
+    );
+    const members = ['replica-a', 'replica-b', 'replica-c'];
+    for (const name of members) spawnReplica(name, fine);
+    const stored = (who: string) => latest(who)?.stored ?? 0;
+    await waitFor(
+      // Each store re-lists as its ranges settle: wait until every one holds its share of the final split.
+      () => covered(members, fine) && members.every((m) => latest(m)?.members?.length === 3 && stored(m) > 0) && members.reduce((n, m) => n + stored(m), 0) === total,
+      `the three replicas to split every slot and cache their share (${members.map((m) => `${m}: ${latest(m)?.slots?.length} slots, ${latest(m)?.members?.length} members, ${stored(m)} stored`).join('; ')})`,
+      150_000,
+    );
+    for (const m of members) expect(stored(m), `objects in ${m}'s store`).to.be.within((total / 3) * 0.8, (total / 3) * 1.2);
+    // Listed with the selector, answered with shardInfo: the server did the filtering.
+    const lists = server.requestLog.filter((r) => r.verb === 'list' && r.resource === 'configmaps' && r.query.shardSelector !== undefined);
+    expect(lists.length).to.be.greaterThan(0);
     expect(said.filter((s) => s.error !== undefined)).to.deep.equal([]);
   });
 });

@@ -17,23 +17,14 @@
  * none between the others.
  */
 
+import { fnv1a64, type ShardRange } from '../../util/shardHash.js';
+
+export { fnv1a64 };
+
 /** Slots of the hash space by default: small enough to name in a Lease, fine enough to balance a few dozen replicas. */
 export const defaultShardSlots = 256;
 
 const mask64 = (1n << 64n) - 1n;
-const fnvOffset = 0xcbf29ce484222325n;
-const fnvPrime = 0x100000001b3n;
-
-/** FNV-1a, 64 bits, over the UTF-8 bytes of `text`: the hash KEP-5866 evaluates `shardRange` on. */
-export function fnv1a64(text: string): bigint {
-  let hash = fnvOffset;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash ^= BigInt(byte);
-    hash = (hash * fnvPrime) & mask64;
-  }
-  return hash;
-}
-
 /**
  * splitmix64's finaliser: FNV-1a of two strings that differ in their last
  * bytes differ mostly in the low bits, which would bias rendezvous weights;
@@ -64,12 +55,7 @@ export function slotOfHash(hash: bigint, slots: number): number {
 }
 
 /** A range of the hash space, `[start, end)`; `end` is 2^64 for the last one. */
-export interface HashRange {
-  /** First hash in the range. */
-  readonly start: bigint;
-  /** First hash past it. */
-  readonly end: bigint;
-}
+export type HashRange = ShardRange;
 
 /** The ranges covered by a set of slots, adjacent slots merged, in order. */
 export function slotRanges(owned: Iterable<number>, slots: number): HashRange[] {
