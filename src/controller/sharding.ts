@@ -145,6 +145,7 @@ export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate 
   };
   const owns = (slot: number | undefined): boolean => slot !== undefined && current?.active.has(slot) === true;
 
+  metrics.keys(() => store.keys().filter((key) => owns(slotOf(key))).length);
   let cached = '';
   const onState = (state: ShardState): void => {
     const before = current;
@@ -173,7 +174,6 @@ export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate 
     metrics.owned({
       slots: state.active.size,
       ranges: slotRanges(state.active, slots).length,
-      keys: keys.filter((key) => owns(slotOf(key))).length,
       members: state.members.length,
     });
     metrics.handoffs('gained', state.handoffs.gained - (before?.handoffs.gained ?? 0));
