@@ -11,6 +11,7 @@
  * file is the program's entry: the only place that exits the process.
  */
 import { demoOptionSpecs, demoUsage, runDemo } from './demo/demo.js';
+import { runShardedDemo } from './demo/shardedDemo.js';
 import { parseCommandLine, UsageError, type CommandLine } from './support/cli.js';
 import { KubeconfigError } from './support/cluster.js';
 
@@ -46,7 +47,11 @@ process.on('SIGINT', onInterrupt);
 process.on('SIGTERM', onInterrupt);
 
 try {
-  const outcome = await runDemo({ options: commandLine.options, env: process.env, out: process.stdout, signal: interrupt.signal });
+  const replicas = (commandLine.options.replicas as number | undefined) ?? 1;
+  const outcome =
+    replicas > 1
+      ? await runShardedDemo({ options: commandLine.options, env: process.env, out: process.stdout, replicas })
+      : await runDemo({ options: commandLine.options, env: process.env, out: process.stdout, signal: interrupt.signal });
   if (outcome === 'interrupted') say(process.stderr, signalExits[stoppedBy].says);
   process.exitCode = outcome === 'converged' ? 0 : outcome === 'interrupted' ? signalExits[stoppedBy].code : 1;
 } catch (err) {

@@ -5,7 +5,7 @@
  * 0 when no invariant was violated, 1 otherwise, 2 for bad arguments.
  */
 import { parseArgs } from 'node:util';
-import { soakDefaults } from './options.js';
+import { shardedDefaults, soakDefaults } from './options.js';
 import { formatReport } from './printReport.js';
 import { runSoak } from './soak.js';
 import { writeReport } from './writeReport.js';
@@ -20,7 +20,7 @@ function number(name: string, value: string | undefined, fallback: number): numb
 let args;
 try {
   const { values } = parseArgs({
-    options: { minutes: { type: 'string' }, seed: { type: 'string' }, rate: { type: 'string' }, 'report-dir': { type: 'string' } },
+    options: { sharded: { type: 'boolean' }, minutes: { type: 'string' }, seed: { type: 'string' }, rate: { type: 'string' }, 'report-dir': { type: 'string' } },
     strict: true,
   });
   args = {
@@ -28,15 +28,16 @@ try {
     seed: Math.floor(number('seed', values.seed, Math.floor(Math.random() * 2 ** 31) || 1)),
     rate: number('rate', values.rate, soakDefaults.rate),
     reportDir: values['report-dir'] ?? '.soak',
+    sharded: values.sharded === true,
   };
 } catch (err) {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\nusage: npm run soak -- [--minutes N] [--seed S] [--rate ops/s] [--report-dir dir]\n`);
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\nusage: npm run soak -- [--minutes N] [--seed S] [--rate ops/s] [--report-dir dir] [--sharded]\n`);
   process.exit(2);
 }
 
 if (typeof (globalThis as { gc?: unknown }).gc !== 'function') process.stderr.write('note: run with node --expose-gc (npm run soak does); gc is being enabled at run time\n');
 const durationMs = args.minutes * 60_000;
-process.stdout.write(`rxkube soak: ${args.minutes} min, seed ${args.seed}, ${args.rate} operations/s\n`);
+process.stdout.write(`rxkube soak: ${args.minutes} min, seed ${args.seed}, ${args.rate} operations/s${args.sharded ? ', sharded' : ''}\n`);
 const report = await runSoak({
   ...soakDefaults,
   durationMs,
@@ -44,6 +45,8 @@ const report = await runSoak({
   roundMs: Math.min(soakDefaults.roundMs, durationMs / 2),
   seed: args.seed,
   rate: args.rate,
+  // --sharded: the sharding scenario instead of the leader-election one, in its namespace.
+  ...(args.sharded ? { leader: undefined, sharded: shardedDefaults } : {}),
   progress: (line) => process.stdout.write(`${line}\n`),
 });
 const file = await writeReport(report, args.reportDir);

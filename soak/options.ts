@@ -56,6 +56,8 @@ export interface SoakOptions {
   historyWindow: number;
   /** The leader-election scenario, or undefined for none. */
   leader: { replicas: number; factor: number; rate: number; sources: number; meanPauseIntervalMs: number } | undefined;
+  /** The sharding scenario (`--sharded`, in the leader scenario's namespace and instead of it), or undefined for none. */
+  sharded?: { replicas: number; factor: number; rate: number; sources: number; meanFaultIntervalMs: number } | undefined;
   /** Progress lines, about every `progressMs`. */
   progress: (line: string) => void;
   progressMs: number;
@@ -85,6 +87,10 @@ export const soakDefaults: Omit<SoakOptions, 'seed' | 'progress'> = {
   eventSeriesWindowMs: 30_000,
   historyWindow: 10_000,
   leader: { replicas: 3, factor: 5, rate: 5, sources: 20, meanPauseIntervalMs: 3_000 },
+  sharded: undefined,
   progressMs: 10_000,
   sampleMs: 5_000,
 };
+
+/** `--sharded`: three sharded replicas at 5× time, a fault of a member every 2 s on average, 40 sources. */
+export const shardedDefaults = { replicas: 3, factor: 5, rate: 10, sources: 40, meanFaultIntervalMs: 2_000 } as const;

@@ -45,6 +45,14 @@ export function formatReport(report: SoakReport, file?: string): string {
         `reconciles ${counts(l.reconcilesByReplica)}; seconds in terms ${counts(l.secondsByReplica)}`,
     );
   }
+  if (report.shard) {
+    const h = report.shard;
+    add(
+      `sharded      ${h.replicas} replicas at ${h.factor}× time; faults ${counts(h.faults)}; reconciles ${counts(h.reconcilesByReplica)}; ` +
+        `handoffs ${Object.entries(h.handoffsByReplica).map(([who, x]) => `${who} +${x.gained}/-${x.released}`).join(', ')}; ` +
+        `every slot owned ${h.ownedWithinMs.map((x) => `${x} ms`).join(', ') || '-'} after each calm began (bound ${h.ownershipBoundMs} replica ms)`,
+    );
+  }
   const m = report.memory;
   add(
     `memory       heap after GC ${m.baselineMB ?? '-'} MB (round ${m.baselineRound ?? '-'}) → ${m.finalMB ?? '-'} MB: ` +

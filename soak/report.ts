@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import type { EventRecorderStats } from '../src/sinks/events/eventRecorder.js';
 import type { LeaderReport } from './leader/leaderChaos.js';
+import type { ShardReport } from './shard/shardChaos.js';
 import type { FaultStats } from './faultInjector.js';
 import type { HeapCheck } from './invariants/heap.js';
 import type { MemorySample, MemorySampler } from './memorySampler.js';
@@ -44,6 +45,7 @@ export interface ReportInput {
   convergence: Record<string, Distribution>;
   sources: SourceStats;
   leader: LeaderReport | undefined;
+  shard: ShardReport | undefined;
   memory: MemorySampler;
   watches: number;
   expiredEvents: number;
@@ -76,6 +78,7 @@ export interface SoakReport {
   /** Watches open on the server just before the end: one per shared informer of the three controllers, one per replica. */
   openWatches: number;
   leader: LeaderReport | undefined;
+  shard: ShardReport | undefined;
   memory: HeapCheck & { samples: MemorySample[]; peakRssMB: number; eventLoopDelayMs: { p50: number; p99: number; max: number } };
   invariants: Record<Invariant, { rule: string; violations: number }>;
   violations: { total: number; samples: ViolationSample[] };
@@ -141,6 +144,7 @@ export function buildReport(input: ReportInput): SoakReport {
     expiredEvents: input.expiredEvents,
     openWatches: input.watches,
     leader,
+    shard: input.shard,
     memory: {
       ...input.heap,
       samples: thin(memory.samples, 120),

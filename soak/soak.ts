@@ -13,6 +13,7 @@ import { checkHeap, fullGc, heapAfterGc } from './invariants/heap.js';
 import { watchProcessErrors } from './invariants/processErrors.js';
 import { storeDifferences } from './invariants/storesMatch.js';
 import { LeaderChaos } from './leader/leaderChaos.js';
+import { ShardChaos } from './shard/shardChaos.js';
 import { MemorySampler, mb } from './memorySampler.js';
 import type { SoakOptions } from './options.js';
 import { OutcomeCounter } from './outcomes.js';
@@ -61,11 +62,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let server: ApiServer | undefined;
   let controllers: SoakControllers | undefined;
   let leader: LeaderChaos | undefined;
+  let shard: ShardChaos | undefined;
   let workloads: Workload[] = [];
   let faults: FaultInjector | undefined;
   let eventTtl: EventTtl | undefined;
   let phase = 'setup';
-  let gathered: Pick<ReportInput, 'heap' | 'faults' | 'workloads' | 'convergence' | 'sources' | 'leader' | 'watches' | 'expiredEvents'> | undefined;
+  let gathered: Pick<ReportInput, 'heap' | 'faults' | 'workloads' | 'convergence' | 'sources' | 'leader' | 'shard' | 'watches' | 'expiredEvents'> | undefined;
   sampler.start();
   try {
     // Bookmarks every 5 s rather than kube's 60 s, so that resuming from a bookmark's resourceVersion is exercised too.
@@ -78,7 +80,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const touched = (id: string) => tracker.touch(id);
     const common = { server: api, kubeConfig, random, httpShare: options.httpShare, maxHttpInFlight: options.maxHttpInFlight, freshShare: options.freshShare, freshLive: options.freshLive, touched };
     workloads = [new Workload({ ...common, namespace: MAIN, rate: options.rate, sources: options.sources, apps: options.apps })];
-    if (options.leader) workloads.push(new Workload({ ...common, namespace: LEADER, rate: options.leader.rate, sources: options.leader.sources, apps: 0 }));
+    const second = options.sharded ?? options.leader;
+    if (second) workloads.push(new Workload({ ...common, namespace: LEADER, rate: second.rate, sources: second.sources, apps: 0 }));
     for (const w of workloads) w.seed();
 
     controllers = new SoakControllers({
@@ -113,14 +116,32 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       });
       leader.start();
     }
+    if (options.sharded) {
+      shard = new ShardChaos({
+        kubeConfig,
+        namespace: LEADER,
+        random,
+        violations,
+        guard,
+        chaos,
+        factor: options.sharded.factor,
+        replicas: options.sharded.replicas,
+        meanFaultIntervalMs: options.sharded.meanFaultIntervalMs,
+        watchBackoffMaxMs: options.watchBackoffMaxMs,
+        eventSeriesWindowMs: options.eventSeriesWindowMs,
+        onOutcome,
+        onEnded,
+      });
+      shard.start();
+    }
     faults = new FaultInjector(api, random, options.faults);
     eventTtl = new EventTtl(api, options.eventTtlMs);
     eventTtl.start();
 
-    const views = (): ClusterView[] => [clusterView(api, MAIN, true), ...(leader ? [clusterView(api, LEADER, false)] : [])];
+    const views = (): ClusterView[] => [clusterView(api, MAIN, true), ...(leader || shard ? [clusterView(api, LEADER, false)] : [])];
     const names = {
       [MAIN]: { mirror: range(options.sources).map(sourceName), autoscaler: range(options.apps).map(appName), rollout: range(options.apps).map(appName) },
-      [LEADER]: { mirror: range(options.leader?.sources ?? 0).map(sourceName) },
+      [LEADER]: { mirror: range(second?.sources ?? 0).map(sourceName) },
     };
     const unconverged = (): string[] =>
       views().flatMap((view) =>
@@ -131,7 +152,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         }),
       );
     const storeMismatches = (): string[] => {
-      const all = [...controllers!.all.map((c) => ({ c, ns: MAIN })), ...(leader?.controllers ?? []).map((c) => ({ c, ns: LEADER }))];
+      const all = [...controllers!.all.map((c) => ({ c, ns: MAIN })), ...(leader?.controllers ?? []).map((c) => ({ c, ns: LEADER })), ...(shard?.controllers ?? []).map((c) => ({ c, ns: LEADER }))];
       // Controllers sharing an informer show one store (one Lister) under their own names: compare it once.
       const seen = new Set<unknown>();
       const out: string[] = [];
@@ -146,7 +167,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       return out;
     };
 
-    await waitUntil(() => controllers!.synced() && (leader?.leading() ?? true), 60_000);
+    await waitUntil(() => controllers!.synced() && (leader?.leading() ?? true) && (shard?.leading() ?? true), 60_000);
     timers.push(setInterval(() => tracker.sweep(views()), 250));
     let last = { at: Date.now(), reconciles: 0, ops: 0 };
     timers.push(
@@ -159,7 +180,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           `${String(Math.round((now - started) / 1000)).padStart(5)} s  ${phase.padEnd(9)} ops/s ${String(rate(ops, last.ops)).padStart(4)}  ` +
             `reconciles/s ${String(rate(outcomes.total, last.reconciles)).padStart(4)}  in flight ${String(guard.inFlight).padStart(3)}  ` +
             `unconverged ${String(tracker.pending).padStart(4)}  faults ${Object.values(faults!.stats.injected).reduce((a, b) => a + b, 0)}  ` +
-            `takeovers ${leader?.takeoverCount ?? 0}  heap ${heapUsedMB} MB  rss ${rssMB} MB  violations ${violations.total}`,
+            `takeovers ${leader?.takeoverCount ?? shard?.takeoverCount ?? 0}  heap ${heapUsedMB} MB  rss ${rssMB} MB  violations ${violations.total}`,
         );
         last = { at: now, reconciles: outcomes.total, ops };
       }, options.progressMs),
@@ -174,6 +195,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       chaos.failureRate = options.reconcileFailureRate;
       faults.start();
       leader?.startPausing();
+      shard?.startPausing();
       for (const w of workloads) w.start();
       await sleep(length);
       // Calm: no writes, no faults; everything must converge.
@@ -181,6 +203,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       await Promise.all(workloads.map((w) => w.stop()));
       faults.stop();
       leader?.stopPausing();
+      shard?.stopPausing();
       chaos.failureRate = 0;
       const calmStart = performance.now();
       // With convergenceStallMs, the bound is progress: the phase goes on while reconciles run or
@@ -246,6 +269,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       convergence: tracker.summary(),
       sources: controllers.sources,
       leader: leader?.report(),
+      shard: shard?.report(),
       watches: api.openWatches(),
       expiredEvents: eventTtl.expired,
     };
@@ -255,6 +279,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     faults?.stop();
     eventTtl?.stop();
     await leader?.close();
+    await shard?.close();
     await controllers?.close();
     await server?.close();
     sampler.stop();

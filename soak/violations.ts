@@ -9,6 +9,7 @@ export const INVARIANTS = {
   'controller-ended': 'no controller errors or completes on its own',
   'unexpected-reconcile-error': 'no reconcile fails with an error that was neither injected nor an answer of the API server',
   'leader-overlap': 'never two leader-elected replicas reconciling at once',
+  'shard-ownership': 'sharded: once the faults stop, every slot has exactly one owner among the running replicas',
   'leader-takeover': 'a new leader takes over no sooner than the lease duration after the last renewal, and on its first try after the lease expired in its eyes; only the holder clears the lease',
 } as const;
 

@@ -27,6 +27,7 @@ export const demoOptionSpecs = {
   'log-format': { kind: 'choice', value: 'json|pretty', choices: logFormats, help: 'also write the controller\'s logs to stderr, as JSON lines or pretty (default: none; the summary counts them)' },
   'log-level': { kind: 'choice', value: 'level', choices: logLevels, help: 'the lowest level written with --log-format (default info)' },
   record: { kind: 'string', value: 'path', help: 'record the controller\'s timeline to this file, for npx rxkube replay (JSON lines, rotated by size, Secrets redacted)' },
+  replicas: { kind: 'integer', value: 'n', min: 1, help: 'run n sharded replicas in this process and stop one halfway (default 1: one unsharded controller)' },
 } as const satisfies Record<string, OptionSpec>;
 
 /** The main job's usage text (`npm start -- --help`). */

@@ -29,6 +29,9 @@ import { runParts } from './timelineClient.js';
 import { TimelineHub } from './timelineHub.js';
 import { listenToInformers } from './timelineInformers.js';
 import { timelineObserver } from './timelineQueue.js';
+import { shardGate, shardRangesTo, validateSharding, type ShardGate, type ShardingOptions } from './sharding.js';
+import type { ShardSelection } from '../sources/sourceShard.js';
+import type { ShardState } from '../sinks/leader/shardMembership.js';
 import { reconcileContext, wire } from './wiring.js';
 
 /** A resource a controller watches: where it lives, and what kind its objects are. */
@@ -168,6 +171,13 @@ export interface ControllerOptions<T extends KubeObject> {
   scheduler?: SchedulerLike;
   /** Run only while holding this Lease (client-go's algorithm). `kubeConfig` defaults to the controller's. */
   leaderElection?: Omit<LeaderElectionOptions, 'identity' | 'scheduler' | 'logger' | 'metrics' | 'stop' | 'requests'> & { identity?: string };
+  /**
+   * Split the primary keys over the live replicas (README "Sharding"):
+   * each reconciles only the keys of its slots of the hash space, handed
+   * over between replicas so that no key ever runs on two at once. Not
+   * with `leaderElection`.
+   */
+  sharding?: ShardingOptions;
   /** Aborting it shuts the controller down gracefully, and the output completes. */
   signal?: AbortSignal;
   /**
@@ -225,6 +235,8 @@ export interface Controller<T extends KubeObject = KubeObject> extends Observabl
    * `subscribe` that throws is logged; the controller goes on.
    */
   readonly timeline: Observable<TimelineEntry>;
+  /** With `sharding`: this replica's slots and the live members as it last saw them; undefined otherwise or before the start. */
+  shards(): ShardState | undefined;
 }
 
 /**
@@ -283,9 +295,12 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const identity = options.leaderElection?.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 10)}`;
   // The informers are listened to only while someone reads the timeline.
   const hub: TimelineHub = new TimelineHub(options.name, scheduler, logger, () => listenToInformers(hub, wiring.all));
-  const wiring = wire(options, informers, hub);
+  // Sharded, the primary informer lists and watches this replica's ranges, re-listing as they move.
+  const cachedRanges = options.sharding !== undefined && options.sharding.cache !== 'full' ? new ReplaySubject<ShardSelection>(1) : undefined;
+  const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, informers, hub);
   // What the elector said last: read by leading() and ready(), never to steer the run.
   let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
+  let gate: ShardGate | undefined;
   // Whether a run is under way, and how the last one ended: readiness tells the truth after the end too.
   let running = false;
   let ended: string | undefined;
@@ -307,12 +322,18 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       options.recorder !== undefined ? EMPTY : from(recorder.close().catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the Event recorder failed'))),
     ).pipe(ignoreElements());
 
+    const reconcile = (key: ObjectKey, ctx: ReconcileContext) =>
+      options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, client, recorder), logger, scheduler }));
+    const gracePeriod = options.gracePeriod ?? 30_000;
+    gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod,
+      ...(cachedRanges !== undefined && options.sharding !== undefined ? { onRanges: shardRangesTo(cachedRanges, options.sharding.by) } : {}) });
     const run = reconcileWhileLeading({
       name: options.name,
-      wiring,
+      wiring: gate === undefined ? wiring : { ...wiring, triggers: gate.triggers(wiring.triggers) },
+      ...(gate !== undefined ? { membership: gate.membership } : {}),
       stopping,
       ...(stopNow !== undefined ? { stopNow } : {}),
-      gracePeriod: options.gracePeriod ?? 30_000,
+      gracePeriod,
       cacheSyncTimeout: options.cacheSyncTimeout ?? 120_000,
       scheduler,
       logger,
@@ -338,7 +359,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
           hub.leadership(state.leading, identity);
         }
       },
-      reconcile: (key, ctx) => options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, client, recorder), logger, scheduler })),
+      reconcile: gate === undefined ? reconcile : gate.reconcile(reconcile),
       queue: {
         concurrency,
         scheduler,
@@ -393,11 +414,12 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     timeline: hub.timeline,
     ready: () => notReady().length === 0,
     notReady,
+    shards: () => gate?.state(),
   }) as Controller<T>;
 
   function notReady(): string[] {
     if (!running) return [ended ?? 'the controller has not started'];
-    const problems = wiring.problems();
+    const problems = [...wiring.problems(), ...(gate?.problems() ?? [])];
     if (leader === undefined) problems.push('leader election has not said yet whether this replica leads');
     return problems;
   }
@@ -408,6 +430,10 @@ function validate<T extends KubeObject>(options: ControllerOptions<T>): void {
   if (typeof options.reconcile !== 'function') throw new TypeError(`controller "${options.name}" needs a reconcile function`);
   if (!options.kubeConfig) throw new TypeError(`controller "${options.name}" needs a kubeConfig`);
   checkPermissions(options.name, options.permissions);
+  if (options.sharding !== undefined) {
+    if (options.leaderElection !== undefined) throw new TypeError(`controller "${options.name}": sharding and leaderElection cannot both be set (sharding has its own Leases)`);
+    validateSharding(options.name, options.sharding);
+  }
   for (const [role, resource] of [['for', options.for], ...(options.owns ?? []).map((r) => ['owns', r] as const), ...(options.watches ?? []).map((w) => ['watches', w.resource] as const)] as const) {
     if (!resource || typeof resource.resource !== 'string' || typeof resource.version !== 'string' || typeof resource.kind !== 'string') {
       throw new TypeError(`controller "${options.name}": ${role} needs { group, version, resource, kind }`);

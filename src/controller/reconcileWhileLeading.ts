@@ -61,6 +61,8 @@ export interface ReconcileWhileLeadingParts<T extends KubeObject> {
   monitor: Pick<SourceMetrics, 'storeSize'>;
   /** Leader election, or none: then this replica always leads. */
   election: Omit<LeaderElectionOptions, 'stop'> | undefined;
+  /** Instead of `election`: sharding membership, leading throughout, told to stop (and give its Lease up) once the work has drained. */
+  membership?: (stop: Observable<void>) => Observable<LeaderState>;
   onLeader: (state: LeaderState) => void;
   reconcile: Reconciler;
   queue: Omit<ReconcileOptions, 'stop'>;
@@ -106,8 +108,11 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
     return EMPTY;
   };
   const electionOptions = parts.election;
+  const membership = parts.membership;
   const election: Observable<LeaderState> = (
-    electionOptions === undefined
+    membership !== undefined
+      ? defer(() => membership(drained))
+      : electionOptions === undefined
       ? concat(of<LeaderState>({ leading: true, holder: undefined }), NEVER).pipe(takeUntil(drained))
       : defer(() => {
           logger.info({}, 'waiting to acquire the lease before reconciling');

@@ -183,7 +183,8 @@ export class RunContext implements ReconcileContext {
 /** How a run ended: `failed` with the error as `value`, or not, with what the reconcile produced. */
 export type RunReport = (ctx: RunContext, failed: boolean, value: unknown) => void;
 
-function isObservableInput(value: object): value is ObservableInput<unknown> {
+/** Whether a value a reconcile produced is to be run as an `ObservableInput` (an Observable, iterable, stream, …). */
+export function isObservableInput(value: object): value is ObservableInput<unknown> {
   return (
     isObservable(value) ||
     Symbol.iterator in value ||
