@@ -34,7 +34,7 @@ export interface ScopedRules {
 }
 
 /** What the derivation reads of a controller's options. */
-export type RbacInput = Pick<ControllerOptions<KubeObject>, 'name' | 'for' | 'owns' | 'watches' | 'permissions' | 'leaderElection'>;
+export type RbacInput = Pick<ControllerOptions<KubeObject>, 'name' | 'for' | 'owns' | 'watches' | 'permissions' | 'leaderElection' | 'sharding'>;
 
 const verbOrder: readonly PermissionVerb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
@@ -82,6 +82,10 @@ export function controllerRbac(options: RbacInput): ScopedRules[] {
     const lease = leaseOf(options.leaderElection.lease);
     grant(lease.namespace, 'coordination.k8s.io', 'leases', ['create']);
     grant(lease.namespace, 'coordination.k8s.io', 'leases', ['get', 'update'], [lease.name]);
+  }
+  if (options.sharding !== undefined) {
+    // One Lease per replica, named after its identity (the pod's, unknown here), and a list of the others' by label.
+    grant(options.sharding.namespace ?? 'default', 'coordination.k8s.io', 'leases', ['get', 'list', 'create', 'update']);
   }
 
   const scopes = [...grants.keys()].sort((a, b) => (a === cluster ? -1 : b === cluster ? 1 : a.localeCompare(b)));
