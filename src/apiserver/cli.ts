@@ -133,12 +133,14 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
     await server.writeKubeconfig(path).catch((err: unknown) => {
       throw new Error(`cannot write the kubeconfig to ${path}: ${err instanceof Error ? err.message : String(err)}`);
     });
+    // Listening for Ctrl-C before saying it may be pressed: a signal that came between the two would kill the process unhandled.
+    const stopped = io.untilStopped();
     io.out(`rxkube API server listening on ${server.url}`);
     io.out(`kubeconfig written to ${path}`);
     io.out(`  export KUBECONFIG=${path}`);
     if (values.rbac) io.out('RBAC is on: the kubeconfig is a system:masters admin');
     io.out('press Ctrl-C to stop');
-    const signal = await io.untilStopped();
+    const signal = await stopped;
     const exit = signal ? signalExits[signal] : undefined;
     if (exit === undefined) return 0;
     io.err(exit.says);

@@ -333,14 +333,20 @@ describe('rxkube CLI', () => {
     const out: string[] = [];
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
+    // What had been said when it began to listen for Ctrl-C: nothing that invites one yet.
+    let saidBeforeListening: string[] | undefined;
     const exit = runCli(['apiserver', '--port', '0', '--kubeconfig', path, '--bookmark-interval-ms', '1000'], {
       out: (line) => out.push(line),
       err: (line) => out.push(line),
-      untilStopped: () => stopped,
+      untilStopped: () => {
+        saidBeforeListening = [...out];
+        return stopped;
+      },
     });
     try {
       const url = await eventually(() => /listening on (http:\/\/\S+)/.exec(out.join('\n'))?.[1]);
       expect(out.join('\n')).to.contain(`kubeconfig written to ${path}`);
+      expect(saidBeforeListening, 'listening for the signal before "press Ctrl-C to stop" is printed').to.deep.equal([]);
       const kc = new KubeConfig();
       kc.loadFromString(await readFile(path, 'utf8'));
       expect(kc.getCurrentCluster()?.server).to.equal(url);
