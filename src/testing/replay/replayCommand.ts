@@ -1,10 +1,10 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../../apiserver/cli.js';
 import { RecordingError } from '../../controller/recording/readRecording.js';
 import type { KubeObject } from '../../types.js';
+import { importModule, TypeScriptLoaderMissing } from '../../util/importModule.js';
 import { replayReport } from './compareRuns.js';
 import { replay, type ReplayOptions } from './replay.js';
 
@@ -53,22 +53,10 @@ async function loadModule(path: string): Promise<Record<string, unknown>> {
   } catch {
     throw new ReplayCommandError(`--reconcile ${path}: no such file`);
   }
-  const url = pathToFileURL(file).href;
   try {
-    try {
-      return (await import(url)) as Record<string, unknown>;
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
-    }
-    // TypeScript, and no loader for it yet (a built rxkube): tsx's, for the whole process. Not tsImport's scoped
-    // one: that would load a second copy of rxkube, whose KubeApiError the module's isNotFound would not know.
-    const { register } = (await import('tsx/esm/api')) as { register: () => unknown };
-    register();
-    return (await import(url)) as Record<string, unknown>;
+    return await importModule(file);
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes("'tsx")) {
-      throw new ReplayCommandError(`--reconcile ${path}: loading TypeScript needs tsx (npm install --save-dev tsx)`);
-    }
+    if (err instanceof TypeScriptLoaderMissing) throw new ReplayCommandError(`--reconcile ${path}: loading TypeScript needs tsx (npm install --save-dev tsx)`);
     throw new ReplayCommandError(`--reconcile ${path}: the module failed to load: ${(err as Error).message}`);
   }
 }
