@@ -1,7 +1,8 @@
-import { apiserverCommand, apiserverUsage, UsageError, type CliIo } from './apiserver/cli.js';
+import { apiserverCommand, apiserverUsage } from './apiserver/cli.js';
 import { manifestsCommand } from './deploy/manifestsCommand.js';
 import { runCommand } from './deploy/runCommand.js';
 import { replayCommand, replayUsage } from './testing/replay/replayCommand.js';
+import { UsageError, type CliIo } from './util/cli.js';
 
 /**
  * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`,

@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDefaultLogger } from '../logger.js';
+import { UsageError, type CliIo } from '../util/cli.js';
 import { startApiServer, type ApiServer } from './startApiServer.js';
 
 /**
@@ -36,22 +37,6 @@ options:
                               knows; on by default: lists and watches honour shardSelector)
   -h, --help                  show this help
 `;
-
-/** Where a command writes and how it learns that it should stop. */
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  /**
-   * Resolves when the process is asked to stop: with the signal that asked
-   * (SIGINT/SIGTERM by default), or nothing when the caller stops it.
-   */
-  untilStopped: () => Promise<NodeJS.Signals | void>;
-}
-
-/** A command line that cannot run: the exit code is 2 and the message names the option. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
 
 /** What a command says and returns when a signal stopped it: the shell's 128 + the signal's number. */
 const signalExits: Partial<Record<NodeJS.Signals, { code: number; says: string }>> = {

@@ -1,9 +1,9 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { RunControllerOptions } from '../controller/runController.js';
 import type { KubeObject } from '../types.js';
+import { importModule, TypeScriptLoaderMissing } from '../util/importModule.js';
 
 /**
  * A controller definition: what a controller module exports for `rxkube
@@ -42,22 +42,16 @@ export function placeholderKubeConfig(): KubeConfig {
   return kubeConfig;
 }
 
-/** Imports `path` (a `.ts` module through tsx, which must then be installed) and returns its `definition` export. */
+/** Imports `path` (a `.ts` module through tsx, which must then be installed; see `importModule`) and returns its `definition` export. */
 export async function loadDefinition(path: string): Promise<ControllerDefinition> {
   const file = resolve(path);
   if (!existsSync(file)) throw new DefinitionError(`no module at ${file}`);
-  const url = pathToFileURL(file).href;
   let module: Record<string, unknown>;
-  if (/\.[mc]?ts$/.test(file)) {
-    let tsImport: (specifier: string, parent: string) => Promise<Record<string, unknown>>;
-    try {
-      ({ tsImport } = (await import('tsx/esm/api')) as unknown as { tsImport: typeof tsImport });
-    } catch {
-      throw new DefinitionError(`${path} is TypeScript: install tsx (npm install --save-dev tsx) or pass the compiled .js module`);
-    }
-    module = await tsImport(url, import.meta.url);
-  } else {
-    module = (await import(url)) as Record<string, unknown>;
+  try {
+    module = await importModule(file);
+  } catch (err) {
+    if (err instanceof TypeScriptLoaderMissing) throw new DefinitionError(`${path} is TypeScript: install tsx (npm install --save-dev tsx) or pass the compiled .js module`);
+    throw err;
   }
   const definition = module.definition;
   if (typeof definition !== 'function') {

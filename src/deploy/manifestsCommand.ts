@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
+import { UsageError, type CliIo } from '../util/cli.js';
 import { selfSignedCertificates } from '../webhooks/certificates.js';
 import { define, DefinitionError, loadDefinition, placeholderKubeConfig } from './definition.js';
 import { controllerManifests, webhookDnsNames, type ManifestOptions } from './manifests.js';
@@ -32,14 +33,6 @@ options:
   -h, --help              show this help
 `;
 
-/** Where the command writes. */
-export interface ManifestsIo {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
-
-class UsageProblem extends Error {}
-
 function parse(args: string[]) {
   try {
     return parseArgs({
@@ -57,7 +50,7 @@ function parse(args: string[]) {
       allowPositionals: true,
     });
   } catch (err) {
-    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageProblem((err as Error).message);
+    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError((err as Error).message);
     throw err;
   }
 }
@@ -66,9 +59,9 @@ const namePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 async function options(values: ReturnType<typeof parse>['values'], name: string, hasWebhooks: boolean): Promise<ManifestOptions> {
   const namespace = values.namespace ?? 'default';
-  if (!namePattern.test(namespace)) throw new UsageProblem(`--namespace must be a namespace name, got ${JSON.stringify(namespace)}`);
+  if (!namePattern.test(namespace)) throw new UsageError(`--namespace must be a namespace name, got ${JSON.stringify(namespace)}`);
   const replicas = values.replicas === undefined ? 1 : Number(values.replicas);
-  if (!Number.isSafeInteger(replicas) || replicas < 0 || !/^\d+$/.test(values.replicas ?? '1')) throw new UsageProblem(`--replicas must be a non-negative integer, got ${JSON.stringify(values.replicas)}`);
+  if (!Number.isSafeInteger(replicas) || replicas < 0 || !/^\d+$/.test(values.replicas ?? '1')) throw new UsageError(`--replicas must be a non-negative integer, got ${JSON.stringify(values.replicas)}`);
   const memory = values.memory;
   const out: ManifestOptions = {
     namespace,
@@ -80,9 +73,9 @@ async function options(values: ReturnType<typeof parse>['values'], name: string,
   const caFile = values['ca-bundle-file'];
   if (caFile !== undefined) {
     const pem = await readFile(caFile, 'utf8').catch((err: unknown) => {
-      throw new UsageProblem(`--ca-bundle-file: cannot read ${caFile}: ${(err as Error).message}`);
+      throw new UsageError(`--ca-bundle-file: cannot read ${caFile}: ${(err as Error).message}`);
     });
-    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageProblem(`--ca-bundle-file: ${caFile} holds no PEM certificate`);
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(`--ca-bundle-file: ${caFile} holds no PEM certificate`);
     out.webhookCertificate = { caBundle: Buffer.from(pem).toString('base64') };
   } else {
     const made = await selfSignedCertificates({ dnsNames: webhookDnsNames(name, namespace), ipAddresses: [] });
@@ -94,14 +87,14 @@ async function options(values: ReturnType<typeof parse>['values'], name: string,
 }
 
 /** Runs `rxkube manifests` with its arguments; returns the exit code. */
-export async function manifestsCommand(args: string[], io: ManifestsIo): Promise<number> {
+export async function manifestsCommand(args: string[], io: CliIo): Promise<number> {
   try {
     const { values, positionals } = parse(args);
     if (values.help) {
       io.out(manifestsUsage);
       return 0;
     }
-    if (positionals.length !== 1) throw new UsageProblem(`needs exactly one module, got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`);
+    if (positionals.length !== 1) throw new UsageError(`needs exactly one module, got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`);
     const definition = await loadDefinition(positionals[0] as string);
     const namespace = values.namespace ?? 'default';
     const defined = define(definition, placeholderKubeConfig(), namespace);
@@ -109,7 +102,7 @@ export async function manifestsCommand(args: string[], io: ManifestsIo): Promise
     io.out(objects.map((o) => stringify(o, { aliasDuplicateObjects: false, lineWidth: 0 })).join('---\n'));
     return 0;
   } catch (error) {
-    if (error instanceof UsageProblem || error instanceof DefinitionError) {
+    if (error instanceof UsageError || error instanceof DefinitionError) {
       io.err(`rxkube manifests: ${error.message}\n(rxkube manifests --help lists the options)`);
       return 2;
     }

@@ -1,8 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseArgs } from 'node:util';
 import { runController } from '../controller/runController.js';
+import type { CliIo } from '../util/cli.js';
 import { define, DefinitionError, loadDefinition } from './definition.js';
-import type { ManifestsIo } from './manifestsCommand.js';
 
 /**
  * `rxkube run <module>`: the image's start command. Runs the controller
@@ -50,7 +50,7 @@ function parse(args: string[]) {
 }
 
 /** Runs `rxkube run`; returns the exit code once the controller has stopped. */
-export async function runCommand(args: string[], io: ManifestsIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runCommand(args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const parsed = parse(args);
   if (parsed instanceof Error) {
     io.err(`rxkube run: ${parsed.message}\n\n${runUsage}`);

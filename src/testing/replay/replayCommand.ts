@@ -1,10 +1,10 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { CliIo } from '../../apiserver/cli.js';
 import { RecordingError } from '../../controller/recording/readRecording.js';
 import type { KubeObject } from '../../types.js';
+import { UsageError, type CliIo } from '../../util/cli.js';
+import { importModule, TypeScriptLoaderMissing } from '../../util/importModule.js';
 import { replayReport } from './compareRuns.js';
 import { replay, type ReplayOptions } from './replay.js';
 
@@ -27,22 +27,17 @@ options:
   -h, --help             show this help and exit
 `;
 
-/** Why the command cannot run (exit code 2): a bad command line, a missing file, a module without the reconcile. */
-class ReplayCommandError extends Error {
-  override readonly name = 'ReplayCommandError';
-}
-
 function commandLine(args: string[]): { help: true } | { help: false; recording: string; module: string; exportName: string } {
   let parsed;
   try {
     parsed = parseArgs({ args, strict: true, allowPositionals: true, options: { reconcile: { type: 'string' }, export: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (err) {
-    throw new ReplayCommandError((err as Error).message);
+    throw new UsageError((err as Error).message);
   }
   const { values, positionals } = parsed;
   if (values.help === true) return { help: true };
-  if (positionals.length !== 1) throw new ReplayCommandError(positionals.length === 0 ? 'needs the recording to replay' : `takes one recording, got ${positionals.length}: ${positionals.join(' ')}`);
-  if (values.reconcile === undefined || values.reconcile === '') throw new ReplayCommandError('needs --reconcile <module>, the module that exports the reconcile');
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'needs the recording to replay' : `takes one recording, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (values.reconcile === undefined || values.reconcile === '') throw new UsageError('needs --reconcile <module>, the module that exports the reconcile');
   return { help: false, recording: positionals[0] as string, module: values.reconcile, exportName: values.export ?? 'reconcile' };
 }
 
@@ -51,25 +46,13 @@ async function loadModule(path: string): Promise<Record<string, unknown>> {
   try {
     await access(file);
   } catch {
-    throw new ReplayCommandError(`--reconcile ${path}: no such file`);
+    throw new UsageError(`--reconcile ${path}: no such file`);
   }
-  const url = pathToFileURL(file).href;
   try {
-    try {
-      return (await import(url)) as Record<string, unknown>;
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
-    }
-    // TypeScript, and no loader for it yet (a built rxkube): tsx's, for the whole process. Not tsImport's scoped
-    // one: that would load a second copy of rxkube, whose KubeApiError the module's isNotFound would not know.
-    const { register } = (await import('tsx/esm/api')) as { register: () => unknown };
-    register();
-    return (await import(url)) as Record<string, unknown>;
+    return await importModule(file);
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes("'tsx")) {
-      throw new ReplayCommandError(`--reconcile ${path}: loading TypeScript needs tsx (npm install --save-dev tsx)`);
-    }
-    throw new ReplayCommandError(`--reconcile ${path}: the module failed to load: ${(err as Error).message}`);
+    if (err instanceof TypeScriptLoaderMissing) throw new UsageError(`--reconcile ${path}: loading TypeScript needs tsx (npm install --save-dev tsx)`);
+    throw new UsageError(`--reconcile ${path}: the module failed to load: ${(err as Error).message}`);
   }
 }
 
@@ -85,19 +68,19 @@ export async function replayCommand(args: string[], io: CliIo): Promise<number> 
     const reconcile = module[line.exportName];
     if (typeof reconcile !== 'function') {
       const has = Object.keys(module).filter((k) => typeof module[k] === 'function');
-      throw new ReplayCommandError(
+      throw new UsageError(
         `--reconcile ${line.module} exports no function "${line.exportName}"${has.length > 0 ? ` (its functions: ${has.join(', ')}; choose one with --export)` : ''}`,
       );
     }
     const extra = module.replayOptions;
-    if (extra !== undefined && (extra === null || typeof extra !== 'object')) throw new ReplayCommandError(`--reconcile ${line.module}: replayOptions must be an object of replay()'s options`);
+    if (extra !== undefined && (extra === null || typeof extra !== 'object')) throw new UsageError(`--reconcile ${line.module}: replayOptions must be an object of replay()'s options`);
     const options = { ...(extra as object | undefined), reconcile } as ReplayOptions<KubeObject>;
     const result = await replay(line.recording, options);
     for (const warning of result.warnings) io.err(`rxkube replay: warning: ${warning}`);
     io.out(replayReport(result));
     return result.differ === 0 && result.error === undefined ? 0 : 1;
   } catch (err) {
-    if (err instanceof ReplayCommandError || err instanceof RecordingError) {
+    if (err instanceof UsageError || err instanceof RecordingError) {
       io.err(`rxkube replay: ${err.message}\n(rxkube replay --help says what it takes)`);
       return 2;
     }
