@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { KubeClient, KubeObject } from 'rxkube';
+import { installCrdAndWait, type InstallCrdOptions } from '../support/crd.js';
 
 const crdFile = new URL('./crd.yaml', import.meta.url);
 
@@ -10,13 +11,6 @@ export function applicationCrd(): KubeObject {
 }
 
 /** Applies the CRD (server-side apply, idempotent) and waits until the API server reports it `Established`. */
-export async function installApplicationCrd(client: KubeClient, options: { signal?: AbortSignal; attempts?: number } = {}): Promise<void> {
-  const crd = applicationCrd();
-  await client.apply(crd, { force: true, ...(options.signal ? { signal: options.signal } : {}) });
-  for (let attempt = 0; ; attempt++) {
-    const live = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd, options);
-    if (live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
-    if (attempt >= (options.attempts ?? 300)) throw new Error(`CustomResourceDefinition ${crd.metadata.name ?? ''} not Established after ${attempt} checks`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+export async function installApplicationCrd(client: KubeClient, options: InstallCrdOptions = {}): Promise<void> {
+  await installCrdAndWait(client, applicationCrd(), options);
 }

@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findCondition, silentLogger, type KubeObject } from 'rxkube';
-import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { kubectlIn, itKubectl } from '../../test/integration/kubectl.helpers.js';
 import { waitFor } from '../../test/support/waitFor.js';
 import { useEmbeddedServer } from '../support/harness.js';
@@ -45,19 +44,29 @@ describe('examples/gitsync against the embedded API server', function () {
     await rm(dir, { recursive: true, force: true });
   });
 
-  // Time runs 10× faster: a poll interval of 1 s is 100 ms of wall time.
+  // No test waits for a timer: the Applications poll hourly, and a test that needs the next run touches the
+  // Application (polling's cadence is polling.marble.test.ts's, in virtual time).
   const start = () =>
     h.start((signal) =>
-      gitSyncController(h.server.kubeConfig(), { logger: silentLogger, scheduler: dilatedScheduler(10), cacheSyncTimeout: 10 * 120_000, cacheDir: join(dir, 'cache'), signal }),
+      gitSyncController(h.server.kubeConfig(), { logger: silentLogger, cacheDir: join(dir, 'cache'), signal }),
     );
   const createApp = (name: string, spec: Partial<ApplicationSpec> = {}) =>
-    h.client.create<Application>({ apiVersion: API_VERSION, kind: KIND, metadata: { name, namespace: 'default' }, spec: { repoURL: repo.dir, revision: 'main', path: 'deploy', pollIntervalSeconds: 1, ...spec } });
+    h.client.create<Application>({ apiVersion: API_VERSION, kind: KIND, metadata: { name, namespace: 'default' }, spec: { repoURL: repo.dir, revision: 'main', path: 'deploy', pollIntervalSeconds: 3600, ...spec } });
   const app = (name = 'web'): Application | undefined =>
     h.server.snapshot({ group: 'gitsync.rxkube.dev', version: 'v1', resource: 'applications', namespace: 'default' }).find((a) => a.metadata.name === name) as Application | undefined;
   const configMaps = () => h.server.snapshot({ group: '', version: 'v1', resource: 'configmaps', namespace: 'default' }) as (KubeObject & { data?: Record<string, string> })[];
   const cm = (name: string) => configMaps().find((c) => c.metadata.name === name);
   const syncedAt = (commit: string, name = 'web') => app(name)?.status?.sync?.revision === commit && app(name)?.status?.sync?.status === 'Synced';
   const notes = (reason: string) => h.events(reason).map((e) => e.note ?? '');
+  /**
+   * Waits until the Application has run twice: its first sync, and the run its own status write caused.
+   * Then, when it applies no watched kind, nothing makes it run again before `touch` or a poll.
+   */
+  const idle = () => waitFor(() => h.outcomes.filter((o) => o.key === 'default/web').length >= 2, 'the run after its own writes');
+  let touches = 0;
+  /** Makes the controller run the Application's reconcile now, as the next poll would: a change to it (an annotation) is an event. */
+  const touch = (name = 'web', namespace = 'default') =>
+    h.client.patchMerge({ apiVersion: API_VERSION, kind: KIND, namespace, name }, { metadata: { annotations: { 'test.rxkube.dev/touched': String(++touches) } } });
 
   it('applies every manifest of the folder at the branch, labelled with the inventory label, and reports Synced with the commit, each object and a Synced Event', async () => {
     const commit = await repo.commit(
@@ -92,6 +101,7 @@ describe('examples/gitsync against the embedded API server', function () {
     start();
     await waitFor(() => syncedAt(first), 'the first commit');
     const second = await repo.commit({ 'deploy/a.yaml': configMap('a', { v: '2' }), 'deploy/b.yaml': null, 'deploy/c.yaml': configMap('c', { v: '1' }) }, 'change a, drop b, add c');
+    await touch();
     await waitFor(() => syncedAt(second), 'the second commit');
     expect(cm('a')?.data).to.deep.equal({ v: '2' });
     expect(cm('b')).to.equal(undefined);
@@ -114,6 +124,7 @@ describe('examples/gitsync against the embedded API server', function () {
     expect(app()!.status!.sync?.status).to.equal('OutOfSync');
     expect(cm('theirs')?.data).to.deep.equal({ owner: 'someone' });
     const second = await repo.commit({ 'deploy/mine.yaml': null, 'deploy/theirs.yaml': null, 'deploy/keep.yaml': configMap('keep', { v: '1' }) }, 'only keep');
+    await touch();
     await waitFor(() => syncedAt(second), 'the second commit');
     expect(cm('mine')).to.equal(undefined);
     expect(cm('theirs')?.data).to.deep.equal({ owner: 'someone' });
@@ -123,7 +134,7 @@ describe('examples/gitsync against the embedded API server', function () {
 
   it('corrects a change made by hand to a watched kind at once, with a DriftCorrected Event', async () => {
     const commit = await repo.commit({ 'deploy/a.yaml': configMap('a', { v: '1' }) }, 'a');
-    await createApp('web', { pollIntervalSeconds: 3600 });
+    await createApp('web');
     start();
     await waitFor(() => syncedAt(commit), 'the commit');
     await h.client.patchMerge(cmRef('a'), { data: { v: 'by hand' } });
@@ -133,20 +144,22 @@ describe('examples/gitsync against the embedded API server', function () {
     expect(app()?.status?.sync?.status).to.equal('Synced');
   });
 
-  it('corrects drift of a kind it does not watch at the next poll', async () => {
+  it('corrects drift of a kind it does not watch at its next run (the next poll; here the Application touched)', async () => {
     const commit = await repo.commit({ 'deploy/sa.yaml': 'apiVersion: v1\nkind: ServiceAccount\nmetadata: { name: robot }\nautomountServiceAccountToken: false\n' }, 'sa');
     await createApp('web');
     start();
     await waitFor(() => syncedAt(commit), 'the commit');
+    await idle();
     const ref = { apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: 'robot' };
     await h.client.patchMerge(ref, { automountServiceAccountToken: true });
-    await waitFor(() => notes('DriftCorrected').length === 1, 'the correction at the next poll');
+    await touch();
+    await waitFor(() => notes('DriftCorrected').length === 1, 'the correction at the next run');
     expect((await h.client.get<KubeObject & { automountServiceAccountToken?: boolean }>(ref)).automountServiceAccountToken).to.equal(false);
   });
 
   it('reports a Deployment Progressing until its rollout is complete, then Healthy', async () => {
     const commit = await repo.commit({ 'deploy/web.yaml': deployment('web', 2) }, 'web');
-    await createApp('web', { pollIntervalSeconds: 3600 });
+    await createApp('web');
     start();
     await waitFor(() => syncedAt(commit), 'the commit');
     expect(app()?.status?.health).to.equal('Progressing');
@@ -178,6 +191,7 @@ describe('examples/gitsync against the embedded API server', function () {
       },
       'broken',
     );
+    await touch();
     await waitFor(() => app()?.status?.sync?.revision === second, 'the second commit read');
     expect(cm('a')?.data).to.deep.equal({ v: '2' });
     expect(cm('old'), 'prune is held back while manifests are broken').to.not.equal(undefined);
@@ -200,6 +214,7 @@ describe('examples/gitsync against the embedded API server', function () {
     await waitFor(() => h.events('ManifestError').length === 1 && h.events('ApplyFailed').length === 1, 'the Warnings');
     // Fixed in the next commit: the rest applies, and what left the repository is pruned now.
     const third = await repo.commit({ 'deploy/bad.yaml': null, 'deploy/nokind.yaml': null, 'deploy/unknown.yaml': null, 'deploy/invalid.yaml': null, 'deploy/namespace.yaml': null, 'deploy/elsewhere.yaml': null }, 'fixed');
+    await touch();
     await waitFor(() => syncedAt(third), 'the fixed commit');
     expect(cm('old')).to.equal(undefined);
     const [manifestError] = h.events('ManifestError');
@@ -219,7 +234,7 @@ describe('examples/gitsync against the embedded API server', function () {
     await repo.tag('v1');
     const pinned = async (name: string, revision: string) => {
       await h.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-      await h.client.create<Application>({ apiVersion: API_VERSION, kind: KIND, metadata: { name, namespace: name }, spec: { repoURL: repo.dir, revision, path: 'deploy', pollIntervalSeconds: 1 } });
+      await h.client.create<Application>({ apiVersion: API_VERSION, kind: KIND, metadata: { name, namespace: name }, spec: { repoURL: repo.dir, revision, path: 'deploy', pollIntervalSeconds: 3600 } });
     };
     await pinned('full', first);
     await pinned('short', first.slice(0, 8));
@@ -229,10 +244,12 @@ describe('examples/gitsync against the embedded API server', function () {
     const pinnedApp = (name: string) => h.server.snapshot({ group: 'gitsync.rxkube.dev', version: 'v1', resource: 'applications', namespace: name })[0] as Application | undefined;
     await waitFor(() => syncedAt(first) && ['full', 'short', 'tag'].every((n) => pinnedApp(n)?.status?.sync?.revision === first), 'all four on the first commit');
     const second = await repo.commit({ 'deploy/a.yaml': configMap('a', { v: '2' }) }, 'v2');
+    await touch();
     await waitFor(() => syncedAt(second), 'the branch to follow');
-    // Each pinned Application has polled since the new commit: it reconciled after the one that follows the branch did.
+    // Each pinned Application has run since the new commit: it reconciled after the one that follows the branch did.
     h.outcomes.length = 0;
-    await waitFor(() => ['full', 'short', 'tag'].every((n) => h.outcomes.some((o) => o.key === `${n}/${n}`)), 'a poll of each pinned Application');
+    for (const name of ['full', 'short', 'tag']) await touch(name, name);
+    await waitFor(() => ['full', 'short', 'tag'].every((n) => h.outcomes.some((o) => o.key === `${n}/${n}`)), 'a run of each pinned Application');
     for (const name of ['full', 'short', 'tag']) expect(pinnedApp(name)?.status?.sync).to.include({ status: 'Synced', revision: first });
     const pinnedA = ['full', 'short', 'tag'].map((n) => h.server.snapshot({ group: '', version: 'v1', resource: 'configmaps', namespace: n })[0] as KubeObject & { data?: Record<string, string> });
     expect(pinnedA.map((c) => `${c.metadata.labels?.[INVENTORY_LABEL]}:${c.data?.v}`)).to.deep.equal(['full:1', 'short:1', 'tag:1']);
@@ -251,6 +268,7 @@ describe('examples/gitsync against the embedded API server', function () {
     await repo.branch('release');
     const head = app()!.status!;
     expect(head.health).to.equal('Degraded');
+    await touch();
     await waitFor(() => app()?.status?.sync?.status === 'Synced', 'the sync once the branch exists');
     expect(cm('a')?.data).to.deep.equal({ v: '1' });
   });
@@ -273,6 +291,7 @@ describe('examples/gitsync against the embedded API server', function () {
     start();
     await waitFor(() => syncedAt(first), 'the first commit');
     const second = await repo.commit({ 'deploy/b.yaml': null }, 'drop b');
+    await touch();
     await waitFor(() => app()?.status?.sync?.revision === second, 'the second commit');
     expect(cm('b')?.data).to.deep.equal({ v: '1' });
     expect(app()?.status?.sync?.status).to.equal('OutOfSync');
@@ -289,16 +308,21 @@ describe('examples/gitsync against the embedded API server', function () {
     await waitFor(() => cm('a') === undefined, 'the garbage collector to delete the ConfigMap');
   });
 
-  it('syncs a repository named by URL (cloned, then fetched at every poll) and follows its branch', async () => {
+  it('syncs a repository named by URL (cloned, then fetched at every run) and follows its branch', async () => {
     const server = await serveGitOverHttp(dir);
     try {
-      const first = await repo.commit({ 'deploy/a.yaml': configMap('a', { v: '1' }) }, 'a');
+      // A kind it does not watch, so that nothing but `touch` makes it run after `idle`.
+      const robot = (automount: boolean) => `apiVersion: v1\nkind: ServiceAccount\nmetadata: { name: robot }\nautomountServiceAccountToken: ${automount}\n`;
+      const first = await repo.commit({ 'deploy/sa.yaml': robot(false) }, 'robot');
       await createApp('web', { repoURL: `${server.url}/repo/.git` });
       start();
       await waitFor(() => syncedAt(first), 'the first commit over HTTP');
-      const second = await repo.commit({ 'deploy/a.yaml': configMap('a', { v: '2' }) }, 'a again');
+      await idle();
+      const second = await repo.commit({ 'deploy/sa.yaml': robot(true) }, 'robot again');
+      await touch();
       await waitFor(() => syncedAt(second), 'the second commit, fetched');
-      expect(cm('a')?.data).to.deep.equal({ v: '2' });
+      const ref = { apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: 'robot' };
+      expect((await h.client.get<KubeObject & { automountServiceAccountToken?: boolean }>(ref)).automountServiceAccountToken).to.equal(true);
     } finally {
       await h.stopAll();
       await server.close();
@@ -312,7 +336,7 @@ describe('examples/gitsync against the embedded API server', function () {
     const kubectl = kubectlIn(dir, kubeconfig);
     try {
       await kubectl.ok(['apply', '-f', fileURLToPath(new URL('./crd.yaml', import.meta.url))]);
-      const application = `apiVersion: ${API_VERSION}\nkind: ${KIND}\nmetadata: { name: web, namespace: default }\nspec: { repoURL: ${repo.dir}, revision: main, path: deploy, pollIntervalSeconds: 1 }\n`;
+      const application = `apiVersion: ${API_VERSION}\nkind: ${KIND}\nmetadata: { name: web, namespace: default }\nspec: { repoURL: ${repo.dir}, revision: main, path: deploy, pollIntervalSeconds: 3600 }\n`;
       await kubectl.ok(['apply', '-f', '-'], application);
       start();
       await waitFor(() => syncedAt(commit), 'the commit');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { KubeClient, KubeObject } from 'rxkube';
+import { installCrdAndWait, type InstallCrdOptions } from '../support/crd.js';
 import { v2Version } from './webhooks.js';
 
 const crdFile = new URL('./crd.yaml', import.meta.url);
@@ -14,16 +15,8 @@ export function podAutoscalerCrd(): KubeObject {
  * Applies the CRD (server-side apply, idempotent) and waits until the API
  * server reports it `Established`, so that PodAutoscalers can be listed.
  */
-export async function installCrd(client: KubeClient, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
-  const crd = podAutoscalerCrd();
-  await client.apply(crd, { force: true, ...(options.signal ? { signal: options.signal } : {}) });
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  for (;;) {
-    const live = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd, options);
-    if (live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
-    if (Date.now() > deadline) throw new Error(`CustomResourceDefinition ${crd.metadata.name ?? ''} not Established after ${options.timeoutMs ?? 30_000} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+export async function installCrd(client: KubeClient, options: InstallCrdOptions = {}): Promise<void> {
+  await installCrdAndWait(client, podAutoscalerCrd(), options);
 }
 
 /**

@@ -5,6 +5,7 @@ import { controller, findCondition, isForbidden, kubeClient, silentLogger, type 
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { runCli } from '../../src/cli.js';
 import { define, loadDefinition } from '../../src/deploy/definition.js';
+import { installCrdAndWait } from '../../examples/support/crd.js';
 import { waitFor } from '../support/waitFor.js';
 
 /**
@@ -113,8 +114,8 @@ describe('each example as its ServiceAccount, with its generated RBAC and nothin
       expect(await runCli(['manifests', example.module, '--namespace', namespace], { out: (l) => printed.push(l), err: (l) => errors.push(l), untilStopped: () => new Promise(() => {}) }), errors.join('\n')).to.equal(0);
       const objects = parseAllDocuments(printed.join('\n')).map((d) => d.toJS() as KubeObject);
       for (const object of objects) {
-        await admin.apply(object, { force: true });
-        if (object.kind === 'CustomResourceDefinition') await waitUntilEstablished(admin, object);
+        if (object.kind === 'CustomResourceDefinition') await installCrdAndWait(admin, object, { interval: 50 });
+        else await admin.apply(object, { force: true });
       }
       await example.setup(admin, namespace);
 
@@ -136,12 +137,3 @@ describe('each example as its ServiceAccount, with its generated RBAC and nothin
     });
   }
 });
-
-async function waitUntilEstablished(admin: KubeClient, crd: KubeObject): Promise<void> {
-  for (let tries = 0; tries < 300; tries++) {
-    const live = await admin.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(crd);
-    if (live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`CRD ${crd.metadata.name ?? ''} not Established`);
-}
