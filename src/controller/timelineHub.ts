@@ -9,11 +9,17 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** What a write entry says of its request, besides the run's key and the time. */
 export interface WriteFacts {
+  /** The client method called (`get`, `create`, `patchMerge`, ...): the entry's `verb`. */
   readonly verb: string;
+  /** The kind addressed, qualified by its API group (`Deployment.apps`, `ConfigMap`): the entry's `resource`. */
   readonly resource: string;
+  /** The key of the object addressed; undefined for a `list`, and the entry then has no `objectKey`. */
   readonly objectKey: ObjectKey | undefined;
+  /** The HTTP status, or 0 when no answer came. */
   readonly code: number;
+  /** What the method resolved to, or the server's Status of a failure; undefined leaves the entry without `body`. */
   readonly body: unknown;
+  /** The error's message when the request failed; undefined when it succeeded. */
   readonly error: string | undefined;
 }
 
