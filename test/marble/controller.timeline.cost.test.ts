@@ -54,9 +54,11 @@ describe('controller().timeline: what it costs, and who can break it', () => {
     s.ctl.subscribe();
     await runVirtualTime(s.scheduler, { until: 10 });
     const sub = s.ctl.timeline.subscribe(() => undefined);
-    void s.client.as('someone').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'third', namespace: 'default' } });
+    // Awaited below: a failed create fails this test, not the process with an unhandled rejection.
+    const created = s.client.as('someone').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'third', namespace: 'default' } });
     await runVirtualTime(s.scheduler, { until: 20 });
     sub.unsubscribe();
+    expect((await created).metadata?.name).to.equal('third');
     expect(seen).to.include.members(['default/good the client', 'default/bad the client']);
     expect(seen.at(-1)).to.equal('default/third traced');
     expect(seen.filter((line) => line.endsWith('traced'))).to.have.length(1);
