@@ -1,12 +1,13 @@
 /**
  * The README's screenshot of the live view (docs/liveview.png): runs the
  * main job (`npm start`), opens the live view it prints in headless
- * Chromium (Debian's /usr/bin/chromium) while the workload runs, opens
+ * Chromium (the tests' launchChromium(): Debian's, or RXKUBE_CHROMIUM) while the workload runs, opens
  * the detail of a key that failed at least once (else the busiest one),
  * and saves the page. Run: npm run docs:liveview
  */
 import { spawn } from 'node:child_process';
-import { chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../test/support/chromium.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const output = `${root}docs/liveview.png`;
@@ -23,8 +24,10 @@ const until = async (what: string, test: () => boolean, ms = 120_000): Promise<v
   }
 };
 
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+// Launched inside the try: when Chromium is missing or fails to start, the job is still stopped.
+let browser: Browser | undefined;
 try {
+  browser = await launchChromium();
   await until('the live view address', () => /live view: (http\S+)/.test(out));
   const url = /live view: (http\S+)/.exec(out)?.[1] as string;
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1 });
@@ -39,7 +42,7 @@ try {
   await page.screenshot({ path: output });
   console.log(`saved ${output} (from ${url})`);
 } finally {
-  await browser.close();
+  await browser?.close();
   job.kill('SIGINT');
   await exited;
 }

@@ -74,6 +74,8 @@ export function serveControllerWebhooks<T extends KubeObject>(
         },
         (error: unknown) => {
           attempt = undefined;
+          // Stopped while this attempt read the files: watching now would outlive the controller.
+          if (options.signal.aborted) return;
           if (isMissingFile(error) && 'certDir' in hooks.tls) {
             options.logger.info({ certDir: hooks.tls.certDir }, 'webhooks: waiting for the serving certificate');
             watcher ??= watch(hooks.tls.certDir, tryStart);

@@ -1,12 +1,12 @@
 import { createDefaultLogger } from '../logger.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
 import { startHealthServer, type HealthServer } from '../sinks/metrics/healthServer.js';
-import { liveView, liveViewPath, type LiveViewOptions } from '../sinks/metrics/liveView/liveView.js';
+import { liveView, liveViewPath, type LiveView, type LiveViewOptions } from '../sinks/metrics/liveView/liveView.js';
 import { resourceName, type KubeObject } from '../types.js';
 import type { WebhookServer } from '../webhooks/webhookServer.js';
 import { asyncScheduler } from 'rxjs';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
-import { recordTimeline, type RecordOptions } from './recording/recordTimeline.js';
+import { recordTimeline, type RecordOptions, type TimelineRecording } from './recording/recordTimeline.js';
 import { serveControllerWebhooks, type ControllerWebhooks } from './controllerWebhooks.js';
 
 /** What `runController()` takes: a controller's options, and the health server, signals and outcome hook of a process. */
@@ -82,62 +82,7 @@ export async function runController<T extends KubeObject>(options: RunController
   const abortNow = new AbortController();
   const onCallerAbort = (): void => abort.abort();
   const onCallerStopNow = (): void => abortNow.abort();
-  if (options.signal?.aborted) abort.abort();
-  else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  if (options.stopNow?.aborted) abortNow.abort();
-  else options.stopNow?.addEventListener('abort', onCallerStopNow, { once: true });
   const running = controller<T>({ ...options, logger, signal: abort.signal, stopNow: abortNow.signal });
-  // Subscribed before the controller starts: the timeline is hot, and the first lists belong in the recording.
-  const recording =
-    options.record === undefined
-      ? undefined
-      : recordTimeline(running.timeline, options, typeof options.record === 'string' ? { path: options.record } : options.record, { scheduler: options.scheduler ?? asyncScheduler, logger });
-
-  const stopWebhooks = new AbortController();
-  let webhookServer: WebhookServer | undefined;
-  const webhooks =
-    options.webhooks === undefined ? undefined : serveControllerWebhooks(options.for, options.webhooks, { registry: running.registry, logger, signal: stopWebhooks.signal });
-  webhooks?.then(
-    (server) => (webhookServer = server),
-    (error: unknown) => {
-      if (!stopWebhooks.signal.aborted) {
-        logger.error({ err: error }, 'webhooks: the server did not start; shutting down');
-        abort.abort();
-      }
-    },
-  );
-  const readyz = {
-    synced: () => running.synced(),
-    // Failing says why: the resource whose source is retrying (a 403 until RBAC is granted) and its error.
-    ready: () => {
-      const reasons = running.notReady();
-      if (reasons.length > 0) throw new Error(reasons.join('; '));
-      return true;
-    },
-    ...(webhooks !== undefined ? { webhooks: () => webhookServer !== undefined } : {}),
-  };
-  const view = options.liveView
-    ? liveView(
-        { timeline: running.timeline, stores: running.stores, primary: resourceName(options.for) },
-        { ...(typeof options.liveView === 'object' ? options.liveView : {}), ...(options.scheduler !== undefined ? { scheduler: options.scheduler } : {}), logger },
-      )
-    : undefined;
-  const health =
-    options.health === false
-      ? undefined
-      : await startHealthServer({
-          ...options.health,
-          registry: running.registry,
-          logger,
-          checks: { healthz: () => true, readyz },
-          ...(view !== undefined ? { mounts: { [view.path]: (req, res) => view.handle(req, res) } } : {}),
-        }).catch(async (err: unknown) => {
-          view?.close();
-          await recording?.stop();
-          throw err;
-        });
-  const liveViewUrl = view !== undefined && health !== undefined ? `${health.url}${liveViewPath}/` : undefined;
-
   const onSignal = (signal: NodeJS.Signals) => {
     if (abort.signal.aborted) {
       // The second signal: whoever sent it does not want to wait out the grace period.
@@ -149,6 +94,82 @@ export async function runController<T extends KubeObject>(options: RunController
     abort.abort();
   };
   const handleSignals = options.handleSignals !== false;
+
+  const stopWebhooks = new AbortController();
+  let view: LiveView | undefined;
+  let recording: TimelineRecording | undefined;
+  let webhooks: Promise<WebhookServer> | undefined;
+  let webhookServer: WebhookServer | undefined;
+  let health: HealthServer | undefined;
+  // The one teardown, for a failed start as for the end of `done`: it undoes whatever part has started.
+  const release = async (): Promise<void> => {
+    options.signal?.removeEventListener('abort', onCallerAbort);
+    options.stopNow?.removeEventListener('abort', onCallerStopNow);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    view?.close();
+    await health?.close();
+    stopWebhooks.abort();
+    await webhooks?.then((server) => server.close(), () => {});
+    await recording?.stop();
+  };
+  try {
+    // The live view and the recording check their options first: a bad one rejects before a listener, file or server exists.
+    view = options.liveView
+      ? liveView(
+          { timeline: running.timeline, stores: running.stores, primary: resourceName(options.for) },
+          { ...(typeof options.liveView === 'object' ? options.liveView : {}), ...(options.scheduler !== undefined ? { scheduler: options.scheduler } : {}), logger },
+        )
+      : undefined;
+    // Subscribed before the controller starts: the timeline is hot, and the first lists belong in the recording.
+    recording =
+      options.record === undefined
+        ? undefined
+        : recordTimeline(running.timeline, options, typeof options.record === 'string' ? { path: options.record } : options.record, { scheduler: options.scheduler ?? asyncScheduler, logger });
+
+    if (options.signal?.aborted) abort.abort();
+    else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (options.stopNow?.aborted) abortNow.abort();
+    else options.stopNow?.addEventListener('abort', onCallerStopNow, { once: true });
+
+    webhooks =
+      options.webhooks === undefined ? undefined : serveControllerWebhooks(options.for, options.webhooks, { registry: running.registry, logger, signal: stopWebhooks.signal });
+    webhooks?.then(
+      (server) => (webhookServer = server),
+      (error: unknown) => {
+        if (!stopWebhooks.signal.aborted) {
+          logger.error({ err: error }, 'webhooks: the server did not start; shutting down');
+          abort.abort();
+        }
+      },
+    );
+    const readyz = {
+      synced: () => running.synced(),
+      // Failing says why: the resource whose source is retrying (a 403 until RBAC is granted) and its error.
+      ready: () => {
+        const reasons = running.notReady();
+        if (reasons.length > 0) throw new Error(reasons.join('; '));
+        return true;
+      },
+      ...(webhooks !== undefined ? { webhooks: () => webhookServer !== undefined } : {}),
+    };
+    const mounted = view;
+    health =
+      options.health === false
+        ? undefined
+        : await startHealthServer({
+            ...options.health,
+            registry: running.registry,
+            logger,
+            checks: { healthz: () => true, readyz },
+            ...(mounted !== undefined ? { mounts: { [mounted.path]: (req, res) => mounted.handle(req, res) } } : {}),
+          });
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  const liveViewUrl = view !== undefined && health !== undefined ? `${health.url}${liveViewPath}/` : undefined;
+
   if (handleSignals) {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
@@ -179,17 +200,7 @@ export async function runController<T extends KubeObject>(options: RunController
       complete: () => (failure === undefined ? resolve() : reject(failure)),
     });
   }).finally(async () => {
-    options.signal?.removeEventListener('abort', onCallerAbort);
-    options.stopNow?.removeEventListener('abort', onCallerStopNow);
-    if (handleSignals) {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-    }
-    view?.close();
-    await health?.close();
-    stopWebhooks.abort();
-    await webhooks?.then((server) => server.close(), () => {});
-    await recording?.stop();
+    await release();
     logger.info({}, 'controller stopped');
   });
   // Awaited or not, a failure must never surface as an unhandled rejection.

@@ -1,4 +1,4 @@
-import { Observable, Subscriber, type Observer, type SchedulerLike, type Subscription } from 'rxjs';
+import { Observable, Subscriber, type Observer, type Operator, type SchedulerLike, type Subscription } from 'rxjs';
 import type { Logger } from '../logger.js';
 import type { DelayReason } from '../operators/workqueueObserver.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
@@ -9,11 +9,17 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** What a write entry says of its request, besides the run's key and the time. */
 export interface WriteFacts {
+  /** The client method called (`get`, `create`, `patchMerge`, ...): the entry's `verb`. */
   readonly verb: string;
+  /** The kind addressed, qualified by its API group (`Deployment.apps`, `ConfigMap`): the entry's `resource`. */
   readonly resource: string;
+  /** The key of the object addressed; undefined for a `list`, and the entry then has no `objectKey`. */
   readonly objectKey: ObjectKey | undefined;
+  /** The HTTP status, or 0 when no answer came. */
   readonly code: number;
+  /** What the method resolved to, or the server's Status of a failure; undefined leaves the entry without `body`. */
   readonly body: unknown;
+  /** The error's message when the request failed; undefined when it succeeded. */
   readonly error: string | undefined;
 }
 
@@ -218,22 +224,37 @@ function messageOf(error: unknown): string {
  * `subscribe` that throws is logged on the controller's logger and
  * otherwise ignored (it keeps getting entries), instead of RxJS's default
  * of rethrowing it asynchronously, which would take the host process and
- * its controller down with it. Operator chains (`timeline.pipe(...)`) are
- * RxJS's own: their last subscriber is not guarded.
+ * its controller down with it. Operator chains (`timeline.pipe(map(...))`)
+ * stay guarded: `lift`, which RxJS's operators call, makes another guarded
+ * observable, so the callbacks subscribed to the chain's end are guarded
+ * alike, and an error reaching an end without an error callback is logged
+ * rather than rethrown.
  */
-class GuardedTimeline extends Observable<TimelineEntry> {
+class GuardedTimeline<T = TimelineEntry> extends Observable<T> {
   constructor(
-    subscribe: (subscriber: Subscriber<TimelineEntry>) => () => void,
+    subscribe: ((subscriber: Subscriber<T>) => () => void) | undefined,
     private readonly logger: Logger,
   ) {
     super(subscribe);
   }
 
-  override subscribe(observerOrNext?: Partial<Observer<TimelineEntry>> | ((value: TimelineEntry) => void) | null): Subscription {
+  override lift<R>(operator?: Operator<T, R>): Observable<R> {
+    const lifted = new GuardedTimeline<R>(undefined, this.logger);
+    // What Observable.prototype.lift does, on a guarded observable: its subscribe runs `operator` over this one.
+    lifted.source = this;
+    lifted.operator = operator;
+    return lifted;
+  }
+
+  override subscribe(observerOrNext?: Partial<Observer<T>> | ((value: T) => void) | null): Subscription {
     // Operators and firstValueFrom subscribe with a Subscriber of their own: theirs to handle.
     if (observerOrNext === null || observerOrNext === undefined || observerOrNext instanceof Subscriber) return super.subscribe(observerOrNext ?? undefined);
-    const observer: Partial<Observer<TimelineEntry>> = typeof observerOrNext === 'function' ? { next: observerOrNext } : observerOrNext;
+    const observer: Partial<Observer<T>> = typeof observerOrNext === 'function' ? { next: observerOrNext } : observerOrNext;
     const guarded = (hook: 'next' | 'error' | 'complete') => (value?: unknown) => {
+      if (hook === 'error' && observer.error === undefined) {
+        this.logger.error({ err: messageOf(value) }, 'a timeline subscription failed and had no error callback; the controller goes on');
+        return;
+      }
       try {
         (observer[hook] as ((v?: unknown) => void) | undefined)?.call(observer, value);
       } catch (err) {

@@ -1,21 +1,32 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 
 const root = new URL('../..', import.meta.url).pathname;
 const fixture = new URL('../fixtures/browserSuiteChild.ts', import.meta.url).pathname;
 
+// Every child still running when the suite ends (a test failed or timed out before it exited) is killed in after().
+const running = new Set<ChildProcess>();
+
 function mocha(env: NodeJS.ProcessEnv): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [`${root}node_modules/mocha/bin/mocha.js`, fixture], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    running.add(proc);
     let out = '';
     proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
     proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
     proc.on('error', reject);
-    proc.on('exit', (code) => resolve({ code, out }));
+    proc.on('exit', (code) => {
+      running.delete(proc);
+      resolve({ code, out });
+    });
   });
 }
 
 describe('browser suites without Chromium', () => {
+  after(() => {
+    for (const proc of running) proc.kill('SIGKILL');
+  });
+
   it('fail, saying how to install it, rather than skip silently', async () => {
     const { code, out } = await mocha({ RXKUBE_CHROMIUM: '/nonexistent/chromium', RXKUBE_SKIP_BROWSER: '' });
     expect(code).to.not.equal(0);

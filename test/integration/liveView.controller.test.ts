@@ -6,6 +6,7 @@ import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { describeBrowser, launchChromium } from '../support/chromium.js';
 import { kubeConfigFor } from '../support/kubeConfigFor.js';
 import { keyRow, textOf, waitForText } from '../support/pageText.js';
+import { pinnedClock } from '../support/pinnedClock.js';
 import { waitFor } from '../support/waitFor.js';
 
 const configmaps = { version: 'v1', resource: 'configmaps', kind: 'ConfigMap' };
@@ -42,8 +43,12 @@ describeBrowser('the live view of a running controller, in Chromium', function (
     expect(pageErrors, 'errors in the page').to.deep.equal([]);
   });
 
+  /** The controller's scheduler: real timers, and a now() a test may pin. */
+  let clock: ReturnType<typeof pinnedClock>;
   const start = async () => {
+    clock = pinnedClock();
     running = await runController<KubeObject>({
+      scheduler: clock.scheduler,
       name: 'lv',
       kubeConfig: api.kubeConfig(),
       for: configmaps,
@@ -62,6 +67,8 @@ describeBrowser('the live view of a running controller, in Chromium', function (
     });
     page = await (browser as Browser).newPage();
     page.on('pageerror', (err) => pageErrors.push(err.message));
+    // The page's clock stands still: its countdowns are the server's now, not the time since the last message.
+    await page.clock.setFixedTime(Date.now());
     await page.goto(running.liveView as string);
     await waitForText(page, '#status', 'live');
     return page;
@@ -97,11 +104,20 @@ describeBrowser('the live view of a running controller, in Chromium', function (
 
   it('shows a failing key with its error and its next retry, and on a click its runs, history and cached object', async () => {
     const p = await start();
+    // The controller's now stands still from here: the run fails at t, its retry is due at t + 1 h.
+    const t = Date.now();
+    clock.pin(t);
     await create('bad');
     await p.fill('#filter', 'bad');
     await waitForText(p, `${keyRow('default/bad')} .state`, /^delayed$/);
     expect(await textOf(p, `${keyRow('default/bad')} .error`)).to.equal('quota exceeded: 3 of 3 widgets in use');
-    expect(await textOf(p, `${keyRow('default/bad')} .next`)).to.match(/^retry in (5\d min \d+ s|1\.0 h)$/);
+    expect(await textOf(p, `${keyRow('default/bad')} .next`)).to.equal('retry in 1.0 h');
+    // 20 minutes later, as a fresh snapshot says: 40 to go.
+    clock.pin(t + 20 * 60_000);
+    await p.reload();
+    await waitForText(p, '#status', 'live');
+    await p.fill('#filter', 'bad');
+    expect(await waitForText(p, `${keyRow('default/bad')} .next`, /^retry in/)).to.equal('retry in 40 min 0 s');
     expect(await textOf(p, `${keyRow('default/bad')} .outcome`)).to.equal('error');
 
     await p.click(keyRow('default/bad'));

@@ -8,6 +8,7 @@ import type { TimelineEntry } from '../../src/timeline.js';
 import type { KubeObject } from '../../src/types.js';
 import { describeBrowser, launchChromium } from '../support/chromium.js';
 import { keyRow, textOf, waitForText } from '../support/pageText.js';
+import { pinnedClock } from '../support/pinnedClock.js';
 
 /** The page itself, in headless Chromium, fed a synthetic timeline (the real controller's is in liveView.controller.test.ts). */
 describeBrowser('the live view page in Chromium (a synthetic timeline)', function () {
@@ -18,6 +19,7 @@ describeBrowser('the live view page in Chromium (a synthetic timeline)', functio
   let timeline: Subject<TimelineEntry>;
   const objects = new Map<string, KubeObject>();
   const pageErrors: string[] = [];
+  let clock: ReturnType<typeof pinnedClock>;
 
   before(async () => {
     browser = await launchChromium();
@@ -36,7 +38,8 @@ describeBrowser('the live view page in Chromium (a synthetic timeline)', functio
     base = Date.now();
     timeline = new Subject<TimelineEntry>();
     objects.clear();
-    view = liveView({ timeline, stores: { widgets: { get size() { return objects.size; }, get: (key) => objects.get(key) } }, primary: 'widgets' }, { logger: silentLogger });
+    clock = pinnedClock();
+    view = liveView({ timeline, stores: { widgets: { get size() { return objects.size; }, get: (key) => objects.get(key) } }, primary: 'widgets' }, { logger: silentLogger, scheduler: clock.scheduler });
     await serve();
     page = await (browser as Browser).newPage();
     pageErrors.length = 0;
@@ -49,7 +52,7 @@ describeBrowser('the live view page in Chromium (a synthetic timeline)', functio
     expect(pageErrors, 'errors in the page').to.deep.equal([]);
   });
 
-  // Scheduler time is wall time here (the view's default asyncScheduler): countdowns are against it, so each test starts its own.
+  // Scheduler time is wall time here unless a test pins it (clock.pin): countdowns are against it, so each test starts its own.
   let base = Date.now();
   const at = (n: number) => base + n;
   const run = (key: string, n: number, result: 'success' | 'error', error?: string): TimelineEntry[] => [
@@ -95,12 +98,15 @@ describeBrowser('the live view page in Chromium (a synthetic timeline)', functio
 
   it('shows a failing key with its error and its next retry, and its detail (runs, history, cached object) on a click', async () => {
     objects.set('ns/bad', { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'bad', namespace: 'ns' }, spec: { size: 3 } } as KubeObject);
+    // The view's now 25 min 30 s after the run ended, and the page's clock stands still: the countdown is one exact text.
+    clock.pin(at(3) + 25 * 60_000 + 30_000);
+    await (page as Page).clock.setFixedTime(Date.now());
     await open();
     for (const e of run('ns/bad', 0, 'error', 'quota exceeded for widgets')) timeline.next(e);
     const p = page as Page;
     expect(await waitForText(p, `${keyRow('ns/bad')} .error`, 'quota exceeded')).to.equal('quota exceeded for widgets');
     expect(await textOf(p, `${keyRow('ns/bad')} .state`)).to.equal('delayed');
-    expect(await textOf(p, `${keyRow('ns/bad')} .next`)).to.match(/^retry in (5\d min \d+ s|1\.0 h)$/);
+    expect(await textOf(p, `${keyRow('ns/bad')} .next`)).to.equal('retry in 34 min 30 s');
 
     await p.click(keyRow('ns/bad'));
     await waitForText(p, '#detail-runs tbody', 'quota exceeded');

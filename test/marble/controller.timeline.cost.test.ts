@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { config, filter, map } from 'rxjs';
 import { silentLogger, type Logger } from 'rxkube';
 import { inMemoryLeaseClient, runVirtualTime, type TimelineEntry } from 'rxkube/testing';
 import { TimelineHub } from '../../src/controller/timelineHub.js';
@@ -54,9 +55,11 @@ describe('controller().timeline: what it costs, and who can break it', () => {
     s.ctl.subscribe();
     await runVirtualTime(s.scheduler, { until: 10 });
     const sub = s.ctl.timeline.subscribe(() => undefined);
-    void s.client.as('someone').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'third', namespace: 'default' } });
+    // Awaited below: a failed create fails this test, not the process with an unhandled rejection.
+    const created = s.client.as('someone').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'third', namespace: 'default' } });
     await runVirtualTime(s.scheduler, { until: 20 });
     sub.unsubscribe();
+    expect((await created).metadata?.name).to.equal('third');
     expect(seen).to.include.members(['default/good the client', 'default/bad the client']);
     expect(seen.at(-1)).to.equal('default/third traced');
     expect(seen.filter((line) => line.endsWith('traced'))).to.have.length(1);
@@ -101,6 +104,48 @@ describe('controller().timeline: what it costs, and who can break it', () => {
     expect(thrown).to.equal(others.length);
     expect(only(others, 'run-end')).to.have.length(outcomes.length);
     expect(logged.filter((m) => m === 'a timeline subscriber threw; the controller goes on')).to.have.length(thrown);
+  });
+
+  it('keeps guarding through operator chains: a throwing subscriber of timeline.pipe(map(...)) is logged, a failed chain without an error callback too, and RxJS rethrows nothing', async () => {
+    const logged: string[] = [];
+    const logger: Logger = { ...silentLogger, error: (_fields, message) => logged.push(String(message)) };
+    // RxJS's path for an error nobody handles (it would rethrow it from a timer, an uncaught exception): caught here instead.
+    const unhandled: unknown[] = [];
+    const onUnhandledError = config.onUnhandledError;
+    config.onUnhandledError = (err) => unhandled.push(err);
+    try {
+      const calm = scriptedController();
+      const calmOutcomes: string[] = [];
+      calm.ctl.subscribe((o) => calmOutcomes.push(`${o.key}:${o.result}:${o.attempt}`));
+      await runVirtualTime(calm.scheduler, { until: 5_000 });
+
+      const s = scriptedController({}, logger);
+      let thrown = 0;
+      s.ctl.timeline.pipe(map((e) => e.type)).subscribe(() => {
+        thrown++;
+        throw new Error('a broken dashboard');
+      });
+      s.ctl.timeline
+        .pipe(
+          filter((e) => e.type === 'run-end'),
+          map(() => {
+            throw new Error('a broken projection');
+          }),
+        )
+        .subscribe(() => undefined);
+      const outcomes: string[] = [];
+      s.ctl.subscribe((o) => outcomes.push(`${o.key}:${o.result}:${o.attempt}`));
+      await runVirtualTime(s.scheduler, { until: 5_000 });
+      // RxJS reports an unhandled error from a (real) timeout of 0: let it run.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(outcomes).to.deep.equal(calmOutcomes);
+      expect(thrown).to.be.greaterThan(20);
+      expect(logged.filter((m) => m === 'a timeline subscriber threw; the controller goes on')).to.have.length(thrown);
+      expect(logged.filter((m) => m === 'a timeline subscription failed and had no error callback; the controller goes on')).to.have.length(1);
+      expect(unhandled).to.deep.equal([]);
+    } finally {
+      config.onUnhandledError = onUnhandledError;
+    }
   });
 
   it('says when the controller starts and stops leading under leader election, with its identity', async () => {

@@ -22,7 +22,7 @@ export const defaultLiveModelLimits: LiveModelLimits = Object.freeze({ maxKeys: 
 export type RunCause = TriggerCause | { readonly via: 'retry' | 'requeue' };
 
 /** One run of a key, as the live view shows it. */
-export interface RunRecord {
+export interface LiveRunRecord {
   startedAt: number;
   attempt: number;
   cause?: RunCause;
@@ -124,7 +124,7 @@ export type HistoryEntry = TriggerEntry | QueueEntry | RunStartEntry | RunEndEnt
 /** A key's detail: its summary, kept runs and history, and its object as the cache holds it now. */
 export interface KeyDetail {
   summary: KeySummary;
-  runs: RunRecord[];
+  runs: LiveRunRecord[];
   history: HistoryEntry[];
   /** Whether the cache holds an object under the key (undefined: the view has no read access to the cache). */
   cached?: boolean;
@@ -141,7 +141,7 @@ interface KeyRecord {
   at: number;
   attempt: number;
   runCount: number;
-  runs: RunRecord[];
+  runs: LiveRunRecord[];
   history: HistoryEntry[];
   /** The last trigger since the last run started, and how many came. */
   pending?: { cause: TriggerCause; count: number };
@@ -412,7 +412,7 @@ export class LiveModel {
     const previous = record.runs.at(-1);
     const cause: RunCause | undefined =
       record.pending?.cause ?? (previous?.result === 'error' ? { via: 'retry' } : previous?.result === 'requeue' || previous?.result === 'requeue_after' ? { via: 'requeue' } : undefined);
-    const run: RunRecord = { startedAt: entry.at, attempt: entry.attempt, triggers: record.pending?.count ?? 0, writes: 0, events: 0, ...(cause !== undefined ? { cause } : {}) };
+    const run: LiveRunRecord = { startedAt: entry.at, attempt: entry.attempt, triggers: record.pending?.count ?? 0, writes: 0, events: 0, ...(cause !== undefined ? { cause } : {}) };
     delete record.pending;
     record.attempt = entry.attempt;
     record.runCount++;
