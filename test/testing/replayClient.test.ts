@@ -43,6 +43,24 @@ describe('replayClient (answers a replayed run with what the recorded run got)',
     // The recorded key split back into the namespace and name the client's error names.
     expect(failure).to.be.instanceOf(KubeApiError);
     expect((failure as KubeApiError).code).to.equal(404);
+    expect((failure as KubeApiError).request).to.deep.equal({ verb: 'remove', resource: 'ConfigMap', name: 'gone', namespace: 'shop' });
     expect(log.steps.map((s) => s.text)).to.deep.equal(['get Deployment.apps shop/web', 'get ClusterRole.rbac.authorization.k8s.io reader', 'list ConfigMap', 'remove ConfigMap shop/gone 404']);
+  });
+
+  it('names a cluster-scoped object of a recorded failure by name alone, and refuses a recorded key that is no key', async () => {
+    const requests = [
+      write(1, 'get', clusterRole, 403, { kind: 'Status', code: 403, reason: 'Forbidden', message: 'forbidden' }),
+      { ...write(2, 'get', deployment, 404, { kind: 'Status', code: 404, reason: 'NotFound', message: 'gone' }), objectKey: 'shop/web/extra' },
+    ];
+    const recorded: RecordedRun = { key: 'shop/web', run: 1, attempt: 1, start: 0, end: 5, requests, startIndex: 0, endIndex: 5, steps: [] };
+    const scheduler = new VirtualTimeScheduler();
+    const client = replayClient(recorded, { key: 'shop/web', run: 1, steps: [] }, scheduler);
+    const forbidden = client.get(clusterRole).catch((err: unknown) => err);
+    scheduler.flush();
+    expect(((await forbidden) as KubeApiError).request).to.deep.equal({ verb: 'get', resource: 'ClusterRole.rbac.authorization.k8s.io', name: 'reader' });
+    // A hand-edited recording: the key splitKey refuses, named, instead of a request split somewhere in the middle.
+    const odd = client.get({ ...deployment, metadata: { name: 'web/extra', namespace: 'shop' } }).catch((err: unknown) => err);
+    scheduler.flush();
+    expect(((await odd) as Error).message).to.equal('cannot split key "shop/web/extra": expected "namespace/name" or "name"');
   });
 });

@@ -3,7 +3,7 @@ import { KubeApiError } from '../../sinks/client/errors.js';
 import { addressed } from '../../controller/timelineClient.js';
 import type { KubeClient, ListTarget, ObjectTarget } from '../../sinks/client/kubeClient.js';
 import type { WriteEntry } from '../../timeline.js';
-import type { ObjectKey } from '../../types.js';
+import { splitKey } from '../../types.js';
 import { requestText, type RecordedRun, type RunStep } from './runSteps.js';
 
 /** A request that the recorded run did not make: replay has no answer for it. */
@@ -29,7 +29,7 @@ function isStatus(body: unknown): body is KubeStatus {
 function recordedFailure(entry: WriteEntry): Error {
   const message = entry.error ?? `${entry.verb} ${entry.resource} failed with ${entry.code}`;
   if (entry.code === 0 && !isStatus(entry.body)) return new Error(message);
-  const { namespace, name } = entry.objectKey === undefined ? { namespace: undefined, name: undefined } : splitRecordedKey(entry.objectKey);
+  const { namespace, name } = entry.objectKey === undefined ? { namespace: undefined, name: undefined } : splitKey(entry.objectKey);
   const status = isStatus(entry.body) ? entry.body : undefined;
   const error = new KubeApiError(
     { verb: entry.verb, resource: entry.resource, ...(name !== undefined ? { name } : {}), ...(namespace !== undefined ? { namespace } : {}) },
@@ -37,11 +37,6 @@ function recordedFailure(entry: WriteEntry): Error {
   );
   Object.defineProperty(error, 'message', { value: message });
   return error;
-}
-
-function splitRecordedKey(key: ObjectKey): { namespace: string | undefined; name: string } {
-  const slash = key.indexOf('/');
-  return slash === -1 ? { namespace: undefined, name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
 /**
