@@ -30,8 +30,13 @@ export function runParts(hub: TimelineHub, key: ObjectKey, client: KubeClient, r
   return { client: new TracedClient(client, hub, key), recorder: new TracedRecorder(recorder, hub, key) };
 }
 
-/** What a request addressed: the kind qualified by its group (`Deployment.apps`, `ConfigMap`), and the object's key. */
-function addressed(target: ObjectTarget | ListTarget | undefined): { resource: string; objectKey: ObjectKey | undefined } {
+/**
+ * What a request addressed: the kind qualified by its group
+ * (`Deployment.apps`, `ConfigMap`), and the object's key (none for a
+ * list). The timeline names requests so, and replay matches calls to
+ * recorded ones by it.
+ */
+export function addressed(target: ObjectTarget | ListTarget | undefined): { resource: string; objectKey: ObjectKey | undefined } {
   if (target === null || typeof target !== 'object') return { resource: '', objectKey: undefined };
   const apiVersion = typeof target.apiVersion === 'string' ? target.apiVersion : '';
   const kind = typeof target.kind === 'string' ? target.kind : '';

@@ -70,4 +70,57 @@ describe('runController({ record }) against the embedded API server', () => {
     expect(replayed.replayed).to.equal(1);
     expect(replayed.differ).to.equal(0);
   });
+
+  it("redacts Secrets in the answers of a reconcile's real get, list and createOrUpdate of Secrets", async () => {
+    const core = server.kubeConfig().makeApiClient(CoreV1Api);
+    const values = ['hunter2', 'correct horse', 'derived-value'];
+    const encoded = (v: string): string => Buffer.from(v).toString('base64');
+    await core.createNamespacedSecret({ namespace: 'default', body: { metadata: { name: 'token' }, data: { password: encoded(values[0] as string) } } });
+    await core.createNamespacedSecret({ namespace: 'default', body: { metadata: { name: 'other' }, data: { phrase: encoded(values[1] as string) } } });
+    await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'a' }, data: { n: '1' } } });
+    const path = join(dir, 'run.jsonl');
+    const reconcile: ControllerReconciler<KubeObject> = async (_key, ctx) => {
+      await ctx.client.get({ apiVersion: 'v1', kind: 'Secret', namespace: ctx.namespace, name: 'token' });
+      await ctx.client.list({ apiVersion: 'v1', kind: 'Secret', namespace: ctx.namespace });
+      const derived = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'derived', namespace: ctx.namespace }, data: { out: encoded(values[2] as string) } };
+      await ctx.client.createOrUpdate<KubeObject>(derived, (o) => ({ ...o, data: derived.data }));
+    };
+    const seen: string[] = [];
+    run = await runController<KubeObject>({
+      for: configmaps,
+      reconcile,
+      name: 'recorded',
+      kubeConfig: server.kubeConfig(),
+      logger: silentLogger,
+      handleSignals: false,
+      health: false,
+      record: path,
+      onOutcome: (o) => seen.push(`${o.key} ${o.result}`),
+    });
+    await waitFor(() => seen.includes('default/a success'), 'the reconcile');
+    run.stop();
+    await run.done;
+    run = undefined;
+
+    const recording = await readRecording(path);
+    const writes = recording.entries.filter((e) => e.type === 'write');
+    expect(writes.map((e) => [e.verb, e.resource, e.code])).to.deep.equal([
+      ['get', 'Secret', 200],
+      ['list', 'Secret', 200],
+      ['createOrUpdate', 'Secret', 201],
+    ]);
+    const [got, listed, written] = writes.map((e) => e.body) as [{ data: unknown }, { metadata: { name: string }; data: unknown }[], { result: string; object: { data: unknown } }];
+    expect(got.data).to.deep.equal({ password: '(redacted)' });
+    expect(listed.map((s) => [s.metadata.name, s.data])).to.deep.equal([
+      ['other', { phrase: '(redacted)' }],
+      ['token', { password: '(redacted)' }],
+    ]);
+    expect(written).to.deep.include({ result: 'created' });
+    expect(written.object.data).to.deep.equal({ out: '(redacted)' });
+    const text = await readFile(path, 'utf8');
+    for (const v of values) {
+      expect(text).not.to.include(encoded(v));
+      expect(text).not.to.include(v);
+    }
+  });
 });

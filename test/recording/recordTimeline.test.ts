@@ -81,17 +81,19 @@ describe('recordTimeline (the flight recorder)', () => {
     const path = join(dir, 'run.jsonl');
     const recording = recordTimeline(timeline, options, { path }, { scheduler: new VirtualTimeScheduler(), logger: logs() });
     timeline.next(informer(1, secret));
-    // A list answer's items carry no kind: the resource says they are Secrets.
-    const { kind: _k, apiVersion: _a, ...item } = secret;
-    timeline.next({ type: 'write', at: 2, controller: 'rec', key: 'default/a', verb: 'list', resource: 'secrets', code: 200, body: { kind: 'SecretList', items: [item] } });
-    timeline.next(informer(3, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { k: 'visible' } }, 'configmaps'));
+    // As the traced client writes them: `list` answers an array, `createOrUpdate` a `{ result, object }`, the resource named by kind.
+    timeline.next({ type: 'write', at: 2, controller: 'rec', key: 'default/a', verb: 'list', resource: 'Secret', code: 200, body: [secret] });
+    timeline.next({ type: 'write', at: 3, controller: 'rec', key: 'default/a', verb: 'createOrUpdate', resource: 'Secret', objectKey: 'default/token', code: 200, body: { result: 'updated', object: secret } });
+    timeline.next(informer(4, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { k: 'visible' } }, 'configmaps'));
     await recording.stop();
     const { entries } = await readRecording(path);
-    const [added, listed, configMap] = entries as unknown as [{ object: typeof secret }, { body: { items: (typeof secret)[] } }, { object: { data: unknown } }];
+    const [added, listed, written, configMap] = entries as unknown as [{ object: typeof secret }, { body: (typeof secret)[] }, { body: { result: string; object: typeof secret } }, { object: { data: unknown } }];
     expect(added.object.data).to.deep.equal({ k: redacted });
     expect(added.object.stringData).to.deep.equal({ p: redacted });
     expect(added.object.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).to.equal(redacted);
-    expect(listed.body.items[0]?.data).to.deep.equal({ k: redacted });
+    expect(listed.body[0]?.data).to.deep.equal({ k: redacted });
+    expect(written.body.result).to.equal('updated');
+    expect(written.body.object.data).to.deep.equal({ k: redacted });
     expect(configMap.object.data).to.deep.equal({ k: 'visible' });
     expect(await readFile(path, 'utf8')).not.to.include('c2VjcmV0');
   });

@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Logger } from '../../logger.js';
 import type { TimelineEntry } from '../../timeline.js';
+import { rotatedParts } from './rotatedNames.js';
 import { recordingFormat, recordingVersion, type Recording, type RecordingHeader } from './format.js';
 
 /** A recording that cannot be read: the message names the file and line. */
@@ -21,11 +22,7 @@ async function filesOf(path: string): Promise<string[]> {
     throw new RecordingError(`cannot read the recording ${path}: ${(err as Error).message}`, { cause: err });
   }
   if (!names.includes(base)) throw new RecordingError(`no recording at ${path}: the file does not exist`);
-  const rotated = names
-    .filter((n) => n.startsWith(`${base}.`) && /^\d+$/.test(n.slice(base.length + 1)))
-    .map((n) => ({ n: Number(n.slice(base.length + 1)), file: join(dirname(path), n) }))
-    .sort((a, b) => b.n - a.n);
-  return [...rotated.map((r) => r.file), path];
+  return [...rotatedParts(path, names).map((part) => part.file).reverse(), path];
 }
 
 function isHeader(value: Record<string, unknown>): boolean {

@@ -31,21 +31,37 @@ function redactSecret(secret: Json): Json {
 /**
  * A copy of `value` with every Secret's values replaced: a Secret itself
  * (`kind: Secret`, or any object when `secret` says the resource is
- * `secrets`), and the items of a list of them (whose items carry no kind).
- * The keys stay, so that a reconcile that checks which keys exist replays
- * alike. Anything else comes back as it is, not copied.
+ * Secrets), the items of a list of them (whose items carry no kind), each
+ * item of an array (what `ctx.client.list` answers) and the `object` of a
+ * `{ result, object }` answer (`createOrUpdate`, `updateStatus`,
+ * `remove`). The keys stay, so that a reconcile that checks which keys
+ * exist replays alike. Anything else comes back as it is, not copied.
  */
 export function redactSecrets(value: unknown, secret = false): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map((item) => redactSecrets(item, secret));
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
   if (!isObject(value)) return value;
-  if (value.kind === 'Secret' || (secret && value.kind === undefined)) return redactSecret(value);
+  if (value.kind === 'Secret' || (secret && value.kind === undefined && !isResultWrapper(value))) return redactSecret(value);
   if (Array.isArray(value.items) && (value.kind === 'SecretList' || secret)) {
     return { ...value, items: value.items.map((item) => redactSecrets(item, true)) };
+  }
+  if (isResultWrapper(value) && value.object !== undefined) {
+    const object = redactSecrets(value.object, secret);
+    return object === value.object ? value : { ...value, object };
   }
   return value;
 }
 
+// The answer of the client's read-modify-write and delete calls wraps the object: `{ result: 'updated', object }`.
+function isResultWrapper(value: Json): boolean {
+  return typeof value.result === 'string' && value.kind === undefined && value.metadata === undefined && Object.keys(value).every((key) => key === 'result' || key === 'object');
+}
+
+// An informer names its resource by plural (`secrets`); a request entry by kind (`Secret`, as timelineClient's `addressed` spells the core group).
 function isSecretResource(resource: string): boolean {
-  return resource === 'secrets' || resource.startsWith('secrets/');
+  return resource === 'secrets' || resource.startsWith('secrets/') || resource === 'Secret';
 }
 
 /** The entry as a recording made with redaction keeps it: informer objects and request answers that are Secrets lose their values. */

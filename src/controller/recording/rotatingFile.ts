@@ -1,6 +1,7 @@
 import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { Logger } from '../../logger.js';
+import { rotatedParts, rotatedPath } from './rotatedNames.js';
 
 /** How big the files of a recording grow and how many are kept. */
 export interface RotationOptions {
@@ -40,19 +41,14 @@ function positive(name: string, value: number): number {
   return value;
 }
 
-function rotated(path: string, n: number): string {
-  return n === 0 ? path : `${path}.${n}`;
-}
-
 async function removeIfThere(path: string): Promise<void> {
   await rm(path, { force: true });
 }
 
 /** The rotated files of an earlier recording at `path` (`path.1`, `path.2`, …), whatever its `maxFiles` was. */
 async function staleParts(path: string): Promise<string[]> {
-  const base = basename(path);
   const names = await readdir(dirname(path)).catch(() => [] as string[]);
-  return names.filter((n) => n.startsWith(`${base}.`) && /^\d+$/.test(n.slice(base.length + 1))).map((n) => join(dirname(path), n));
+  return rotatedParts(path, names).map((part) => part.file);
 }
 
 async function renameIfThere(from: string, to: string): Promise<void> {
@@ -105,8 +101,8 @@ export function rotatingFile(path: string, header: (part: number) => string, log
   const rotate = async (): Promise<void> => {
     await file?.close();
     file = undefined;
-    await removeIfThere(rotated(path, maxFiles - 1));
-    for (let n = maxFiles - 2; n >= 0; n--) await renameIfThere(rotated(path, n), rotated(path, n + 1));
+    await removeIfThere(rotatedPath(path, maxFiles - 1));
+    for (let n = maxFiles - 2; n >= 0; n--) await renameIfThere(rotatedPath(path, n), rotatedPath(path, n + 1));
     part++;
     stats.rotations++;
     await startFile();

@@ -11,9 +11,10 @@ import type { EventRecorder } from '../../sinks/events/eventRecorder.js';
 import type { InformerEntry, TimelineEntry } from '../../timeline.js';
 import { resourceName, type KubeObject, type ListWatchEvent, type ObjectKey } from '../../types.js';
 import { MarbleInformers } from '../marble/marbleInformers.js';
-import { runVirtualTime, settle } from '../marble/virtualTime.js';
+import { runVirtualTime } from '../marble/virtualTime.js';
 import { compareRuns, type ReplayedRunResult } from './compareRuns.js';
 import { replayClient, type ReplayedRunLog } from './replayClient.js';
+import { runToRecordedEnd } from './runToRecordedEnd.js';
 import { errorMessage, eventText, outcomeText, recordedRuns } from './runSteps.js';
 
 /**
@@ -50,7 +51,12 @@ export interface ReplayResult {
   readonly outcomes: readonly (ReconcileOutcome & { at: number })[];
   /** Set when the replayed controller's output errored (a cache that never synced, say). */
   readonly error?: string;
-  /** What the recording's reader tolerated. */
+  /**
+   * What the recording's reader tolerated, and what the replay gave up on:
+   * runs still in flight when virtual time stayed idle for more than 20
+   * turns before the recording's end (each waiting on something outside
+   * virtual time), with the frame it stopped at.
+   */
   readonly warnings: readonly string[];
 }
 
@@ -245,15 +251,15 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
       completed = true;
     },
   });
+  const warnings = [...read.warnings];
   const driver = inputs.start();
   try {
-    for (let turns = 0; ; turns++) {
-      const stop = await runVirtualTime(scheduler, { until: inputs.end, stopWhen: () => completed });
-      if (stop.reason !== 'idle' || completed || turns > 20) break;
-      // Idle before the end: let callbacks outside virtual time come back, as runReconcile does.
-      await settle();
-      if (scheduler.actions.length === 0) break;
-    }
+    const gaveUp = await runToRecordedEnd(scheduler, inputs.end, {
+      start: header.start,
+      completed: () => completed,
+      inFlight: () => replayedRuns.filter((r) => r.end === undefined).map((r) => `run ${r.run} of "${r.key}"`),
+    });
+    if (gaveUp !== undefined) warnings.push(gaveUp);
     shutdown.abort();
     await runVirtualTime(scheduler, { until: scheduler.frame + (options.gracePeriod ?? 30_000), stopWhen: () => completed });
   } finally {
@@ -270,6 +276,6 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
     differ: compared.filter((r) => !r.same).length,
     outcomes,
     ...(failure !== undefined ? { error: failure } : {}),
-    warnings: read.warnings,
+    warnings,
   };
 }

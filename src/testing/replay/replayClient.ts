@@ -1,8 +1,9 @@
 import { firstValueFrom, timer, type SchedulerLike } from 'rxjs';
 import { KubeApiError } from '../../sinks/client/errors.js';
+import { addressed } from '../../controller/timelineClient.js';
 import type { KubeClient, ListTarget, ObjectTarget } from '../../sinks/client/kubeClient.js';
 import type { WriteEntry } from '../../timeline.js';
-import { joinKey, type ObjectKey } from '../../types.js';
+import { splitKey } from '../../types.js';
 import { requestText, type RecordedRun, type RunStep } from './runSteps.js';
 
 /** A request that the recorded run did not make: replay has no answer for it. */
@@ -18,21 +19,6 @@ export interface ReplayedRunLog {
   readonly steps: RunStep[];
 }
 
-/**
- * What a call addressed, named as the timeline names it: the kind with its
- * group (`Deployment.apps`, `ConfigMap`) and the object's key (none for a list).
- */
-function addressed(target: ObjectTarget | ListTarget | undefined): { resource: string; objectKey: ObjectKey | undefined } {
-  if (target === null || typeof target !== 'object') return { resource: '', objectKey: undefined };
-  const apiVersion = typeof target.apiVersion === 'string' ? target.apiVersion : '';
-  const kind = typeof target.kind === 'string' ? target.kind : '';
-  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  const meta = ('metadata' in target && target.metadata !== null && typeof target.metadata === 'object' ? target.metadata : target) as { name?: unknown; namespace?: unknown };
-  const name = typeof meta.name === 'string' ? meta.name : undefined;
-  const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
-  return { resource: group === '' ? kind : `${kind}.${group}`, objectKey: name === undefined ? undefined : joinKey(namespace, name) };
-}
-
 type KubeStatus = NonNullable<KubeApiError['status']>;
 
 function isStatus(body: unknown): body is KubeStatus {
@@ -43,7 +29,7 @@ function isStatus(body: unknown): body is KubeStatus {
 function recordedFailure(entry: WriteEntry): Error {
   const message = entry.error ?? `${entry.verb} ${entry.resource} failed with ${entry.code}`;
   if (entry.code === 0 && !isStatus(entry.body)) return new Error(message);
-  const { namespace, name } = entry.objectKey === undefined ? { namespace: undefined, name: undefined } : splitRecordedKey(entry.objectKey);
+  const { namespace, name } = entry.objectKey === undefined ? { namespace: undefined, name: undefined } : splitKey(entry.objectKey);
   const status = isStatus(entry.body) ? entry.body : undefined;
   const error = new KubeApiError(
     { verb: entry.verb, resource: entry.resource, ...(name !== undefined ? { name } : {}), ...(namespace !== undefined ? { namespace } : {}) },
@@ -51,11 +37,6 @@ function recordedFailure(entry: WriteEntry): Error {
   );
   Object.defineProperty(error, 'message', { value: message });
   return error;
-}
-
-function splitRecordedKey(key: ObjectKey): { namespace: string | undefined; name: string } {
-  const slash = key.indexOf('/');
-  return slash === -1 ? { namespace: undefined, name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
 /**
