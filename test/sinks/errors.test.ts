@@ -78,4 +78,20 @@ describe('API errors', () => {
     expect(err.name).to.equal('ConflictRetriesExhaustedError');
     expect(isConflict(err)).to.equal(true);
   });
+
+  it('are recognized when another copy of rxkube in the process made them, by instanceof and by every predicate', async () => {
+    // A query makes the module loader evaluate the file again: a second copy, as a graph loaded by require beside one loaded by import has.
+    const other = (await import(new URL('../../src/sinks/client/errors.ts?second-copy', import.meta.url).href)) as typeof import('../../src/sinks/client/errors.js');
+    expect(other.KubeApiError).to.not.equal(KubeApiError);
+    const notFound = other.errorFromResponse(get, 404, status(404, 'NotFound'));
+    expect(notFound).to.be.instanceOf(KubeApiError);
+    expect(isNotFound(notFound)).to.equal(true);
+    expect(isConflict(other.errorFromResponse(get, 409, status(409, 'Conflict')))).to.equal(true);
+    expect(isForbidden(other.errorFromResponse(get, 403, status(403, 'Forbidden')))).to.equal(true);
+    expect(isNotFound(new Error('configmaps "settings" not found'))).to.equal(false);
+    expect({ reason: 'NotFound', code: 404 }).to.not.be.instanceOf(KubeApiError);
+    // A subclass is checked as classes are: a plain KubeApiError is not a ConflictRetriesExhaustedError.
+    expect(notFound).to.not.be.instanceOf(ConflictRetriesExhaustedError);
+    expect(new ConflictRetriesExhaustedError(get, 2, notFound)).to.be.instanceOf(ConflictRetriesExhaustedError).and.instanceOf(other.KubeApiError);
+  });
 });

@@ -58,11 +58,30 @@ function describeTarget(request: RequestDescription): string {
 }
 
 /**
+ * Marks every KubeApiError, whichever copy of this module made it: a
+ * process can hold two (a module loaded by `import()` beside a graph loaded
+ * by `require`, or two rxkube versions in one application's dependencies),
+ * and `isNotFound` of one must still know the other's 404. `Symbol.for`
+ * so that both copies name the same symbol.
+ */
+const kubeApiErrorBrand = Symbol.for('rxkube.KubeApiError');
+
+/**
  * An error answered by the API server (or a transport failure on the way to
  * it, with `code` 0 and reason `Unknown`). The message reads
  * `<verb> <resource> "<namespace>/<name>": <server message> (<code> <reason>)`.
+ *
+ * `instanceof KubeApiError` and the `is…` predicates recognize one made by
+ * another copy of rxkube in the same process (see `kubeApiErrorBrand`);
+ * `instanceof` a subclass is the ordinary prototype check.
  */
 export class KubeApiError extends Error {
+  /** True for a KubeApiError of any copy of rxkube (by its brand); for a subclass, the ordinary prototype check. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== KubeApiError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[kubeApiErrorBrand] === true;
+  }
+
   /** `KubeApiError`, or the name of the subclass. */
   override readonly name: string = 'KubeApiError';
   /** The HTTP status code; 0 when no response came back. */
@@ -102,6 +121,7 @@ export class KubeApiError extends Error {
     this.request = request;
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.status = init.status;
+    Object.defineProperty(this, kubeApiErrorBrand, { value: true });
   }
 }
 
