@@ -87,11 +87,14 @@ function deployment(defined: DefinedController, options: ManifestOptions): KubeO
     resources: options.resources ?? { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
     securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
   };
-  const volumes: unknown[] = [];
+  // The root filesystem is read-only, so /tmp is where a controller may write: a clone cache (gitsync), a recording, a spool.
+  const volumeMounts: unknown[] = [{ name: 'tmp', mountPath: '/tmp' }];
+  const volumes: unknown[] = [{ name: 'tmp', emptyDir: {} }];
   if (defined.webhooks !== undefined) {
-    container.volumeMounts = [{ name: 'webhook-certs', mountPath: certDirOf(defined.webhooks), readOnly: true }];
+    volumeMounts.push({ name: 'webhook-certs', mountPath: certDirOf(defined.webhooks), readOnly: true });
     volumes.push({ name: 'webhook-certs', secret: { secretName: webhookSecretName(name) } });
   }
+  container.volumeMounts = volumeMounts;
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -107,7 +110,7 @@ function deployment(defined: DefinedController, options: ManifestOptions): KubeO
           terminationGracePeriodSeconds: graceSeconds + 15,
           securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
           containers: [container],
-          ...(volumes.length > 0 ? { volumes } : {}),
+          volumes,
         },
       },
     },

@@ -28,6 +28,10 @@ describe('controllerManifests: the objects that deploy a controller definition',
     expect(container.resources.requests).to.have.keys('cpu', 'memory');
     expect(container.env.map((e: Loose) => e.name)).to.deep.equal(['POD_NAMESPACE', 'POD_NAME']);
     expect(pod.securityContext.runAsNonRoot).to.equal(true);
+    // The root filesystem is read-only; /tmp alone is writable, an emptyDir.
+    expect(pod.containers[0].securityContext.readOnlyRootFilesystem).to.equal(true);
+    expect(pod.containers[0].volumeMounts).to.deep.equal([{ name: 'tmp', mountPath: '/tmp' }]);
+    expect(pod.volumes).to.deep.equal([{ name: 'tmp', emptyDir: {} }]);
     const [service] = byKind(objects, 'Service');
     expect(service?.metadata.annotations).to.deep.equal({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9090', 'prometheus.io/path': '/metrics' });
     expect(service?.spec.selector).to.deep.equal(deployment?.spec.selector.matchLabels);
@@ -54,8 +58,14 @@ describe('controllerManifests: the objects that deploy a controller definition',
     expect(byKind(objects, 'CustomResourceDefinition')[0]?.spec.conversion.webhook.clientConfig).to.deep.equal({ service: { name: 'widgets', namespace: 'apps', path: '/convert', port: 443 }, caBundle: 'Q0E=' });
     expect(crd.spec).not.to.have.property('conversion');
     const pod = byKind(objects, 'Deployment')[0]?.spec.template.spec;
-    expect(pod.containers[0].volumeMounts).to.deep.equal([{ name: 'webhook-certs', mountPath: '/certs', readOnly: true }]);
-    expect(pod.volumes).to.deep.equal([{ name: 'webhook-certs', secret: { secretName: 'widgets-webhook-tls' } }]);
+    expect(pod.containers[0].volumeMounts).to.deep.equal([
+      { name: 'tmp', mountPath: '/tmp' },
+      { name: 'webhook-certs', mountPath: '/certs', readOnly: true },
+    ]);
+    expect(pod.volumes).to.deep.equal([
+      { name: 'tmp', emptyDir: {} },
+      { name: 'webhook-certs', secret: { secretName: 'widgets-webhook-tls' } },
+    ]);
     expect(byKind(objects, 'Secret')[0]?.stringData).to.deep.equal({ 'tls.crt': 'C', 'tls.key': 'K' });
   });
 
