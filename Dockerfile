@@ -15,7 +15,7 @@ COPY . .
 RUN mkdir -p .image/app && npm pack --pack-destination .image/app && mv .image/app/rxkube-*.tgz .image/app/rxkube.tgz
 # The controllers, compiled against the packed rxkube's types, with the files they read at run time (crd.yaml).
 RUN npx tsc -p deploy/tsconfig.controllers.json && (cd examples && find . -name '*.yaml' -exec cp --parents {} ../.image/app/controller/ \;)
-# The runtime's package: rxkube and its peer dependencies (rxjs, client-node), locked here so that the runtime stage can `npm ci`.
+# The runtime's package: rxkube, its peer dependencies (rxjs, client-node) and what gitsync imports (isomorphic-git), locked here so that the runtime stage can `npm ci`.
 RUN cp deploy/package.json .image/app/ && cd .image/app && npm install --package-lock-only --omit=dev --no-audit --no-fund
 
 FROM node:20.20-bookworm-slim AS runtime

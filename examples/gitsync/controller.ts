@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { controller, type Controller, type ControllerOptions, type Delta, type ObjectKey } from 'rxkube';
 import { gitSyncReconciler } from './reconcile.js';
-import { applications, INVENTORY_LABEL, trackedKinds, type Application } from './types.js';
+import { applicationCrd } from './crd.js';
+import { applications, GROUP, INVENTORY_LABEL, trackedKinds, type Application } from './types.js';
 
 /** Everything of `controller()`'s options but what makes it gitsync; `name` (and so the field manager) defaults to `gitsync`. */
 export interface GitSyncOptions extends Partial<Omit<ControllerOptions<Application>, 'kubeConfig' | 'for' | 'owns' | 'watches' | 'reconcile'>> {
@@ -41,4 +42,28 @@ export function gitSyncOptions(kubeConfig: KubeConfig, options: GitSyncOptions =
 /** The gitsync controller: subscribe to run it. */
 export function gitSyncController(kubeConfig: KubeConfig, options: GitSyncOptions = {}): Controller<Application> {
   return controller(gitSyncOptions(kubeConfig, options));
+}
+
+/**
+ * What the reconcile does besides watching: reads its Application and
+ * writes its status; gets, applies (create or patch), lists for prune and
+ * deletes the objects of the tracked kinds. A manifest of another kind is
+ * refused by the server as this ServiceAccount, and reported on that
+ * resource alone.
+ */
+export const gitSyncPermissions: NonNullable<ControllerOptions<Application>['permissions']> = [
+  { group: GROUP, resource: 'applications', verbs: ['get'] },
+  { group: GROUP, resource: 'applications/status', verbs: ['patch'] },
+  ...trackedKinds().map(({ group, resource }) => ({ group, resource, verbs: ['get', 'list', 'create', 'patch', 'delete'] as const })),
+];
+
+/**
+ * What `rxkube manifests` and `rxkube run` read: gitsync in the namespace
+ * it is deployed to, with what its reconcile writes and its CRD. The
+ * repositories it clones are kept in the container's temp folder.
+ *
+ *   npx rxkube manifests examples/gitsync/controller.ts --namespace gitops | kubectl apply -f -
+ */
+export function definition(kubeConfig: KubeConfig, where: { namespace: string }) {
+  return { ...gitSyncOptions(kubeConfig, { namespace: where.namespace }), permissions: gitSyncPermissions, crds: [applicationCrd()] };
 }

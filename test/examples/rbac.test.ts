@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
 import { parseAllDocuments } from 'yaml';
 import { controller, findCondition, isForbidden, kubeClient, silentLogger, type KubeClient, type KubeObject, type Logger } from 'rxkube';
@@ -6,6 +9,7 @@ import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { runCli } from '../../src/cli.js';
 import { define, loadDefinition } from '../../src/deploy/definition.js';
 import { installCrdAndWait } from '../../examples/support/crd.js';
+import { initWorkTree } from '../../examples/gitsync/workTree.js';
 import { waitFor } from '../support/waitFor.js';
 
 /**
@@ -49,6 +53,9 @@ const createAutoscaled = async (admin: KubeClient, namespace: string): Promise<v
   await admin.create({ apiVersion: 'autoscaling.rxkube.dev/v1', kind: 'PodAutoscaler', metadata: { name: 'web', namespace }, spec: { targetDeployment: 'web', replicas: 3 } } as KubeObject);
 };
 
+/** Folders the examples' setups made, removed after the suite. */
+const temporary: string[] = [];
+
 const examples: Example[] = [
   {
     module: 'examples/podautoscaler/controller.ts',
@@ -78,6 +85,28 @@ const examples: Example[] = [
     outside: (client, _namespace) => client.patchMerge({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: 'podautoscaler-leader', namespace: 'default' }, { spec: { holderIdentity: 'me' } }),
     refusal: (ns) => `leases.coordination.k8s.io "podautoscaler-leader" is forbidden: User "system:serviceaccount:${ns}:podautoscaler" cannot patch resource "leases" in API group "coordination.k8s.io" in the namespace "default"`,
   },
+  {
+    module: 'examples/gitsync/controller.ts',
+    namespace: 'gitops',
+    setup: async (admin, namespace) => {
+      const dir = await mkdtemp(join(tmpdir(), 'rxkube-rbac-gitsync-'));
+      temporary.push(dir);
+      const repo = await initWorkTree(join(dir, 'repo'));
+      await repo.commit(
+        {
+          'deploy/config.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: web-config }\ndata: { greeting: hello }\n',
+          'deploy/web.yaml': 'apiVersion: v1\nkind: Service\nmetadata: { name: web }\nspec: { selector: { app: web }, ports: [{ port: 80 }] }\n',
+        },
+        'the manifests',
+      );
+      await admin.create({ apiVersion: 'gitsync.rxkube.dev/v1', kind: 'Application', metadata: { name: 'web', namespace }, spec: { repoURL: repo.dir, revision: 'main', path: 'deploy' } } as KubeObject);
+    },
+    converged: (server, namespace) =>
+      find(server, 'gitsync.rxkube.dev', 'applications', namespace, 'web')?.status?.sync?.status === 'Synced' && find(server, '', 'configmaps', namespace, 'web-config')?.data?.greeting === 'hello' && find(server, '', 'services', namespace, 'web') !== undefined,
+    // It applies ConfigMaps, Services and Deployments, not Secrets.
+    outside: (client, namespace) => client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sneaky', namespace }, stringData: { token: 'x' } } as KubeObject),
+    refusal: (ns) => `secrets is forbidden: User "system:serviceaccount:${ns}:gitsync" cannot create resource "secrets" in API group "" in the namespace "${ns}"`,
+  },
 ];
 
 /** A logger that keeps the warnings and errors, so a test can say none was a refusal. */
@@ -103,6 +132,7 @@ describe('each example as its ServiceAccount, with its generated RBAC and nothin
   });
   after(async () => {
     await server?.close();
+    for (const dir of temporary.splice(0)) await rm(dir, { recursive: true, force: true });
   });
 
   for (const example of examples) {

@@ -19,6 +19,17 @@ import { copyFiles, root, trackedFiles, userEnv } from './packaging.js';
  * podautoscaler with production dependencies only, against an embedded API
  * server; SIGTERM ends it cleanly.
  */
+/** Runs a command to its end: its exit code and what it wrote on stderr. */
+function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const started = spawn(command, args, { cwd, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    started.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    started.on('error', reject);
+    started.on('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
 describe('the container recipe (Dockerfile), followed without Docker', function () {
   this.timeout(900_000);
   let dir: string;
@@ -88,5 +99,11 @@ describe('the container recipe (Dockerfile), followed without Docker', function 
     expect(await exited, stderr).to.deep.equal({ code: 0, signal: null });
     expect(stderr).to.contain('controller stopped');
     child = undefined;
+
+    // Every other controller of the image loads there too, with what the runtime stage installed (gitsync needs isomorphic-git).
+    for (const module of ['controller/configmap-rollout/controller.js', 'controller/leader-elected/replica.js', 'controller/gitsync/controller.js']) {
+      const loaded = await run(process.execPath, ['--input-type=module', '-e', "const m = await import(process.argv[1]); if (typeof m.definition !== 'function') throw new Error('no definition');", `./${module}`], image.workdir);
+      expect(loaded, module).to.deep.equal({ code: 0, stderr: '' });
+    }
   });
 });
