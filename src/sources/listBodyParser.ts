@@ -112,6 +112,17 @@ export class ListBodyParser {
     let itemFrom = this.itemStart === -1 ? -1 : 0;
     let keyFrom = this.keyStart === -1 ? -1 : 0;
     while (i < n) {
+      if (this.itemStart !== -1 && this.depth > this.itemStart) {
+        // Inside an object or array item: almost every byte of a list is here.
+        const itemEnd = this.scanItem(chunk, i, n);
+        if (itemEnd === -1) break;
+        this.takeItem(chunk, itemFrom, itemEnd);
+        itemFrom = -1;
+        envelopeFrom = itemEnd;
+        if (this.done) return;
+        i = itemEnd;
+        continue;
+      }
       const c = chunk[i] as number;
       if (this.inString || this.itemStart !== -1) {
         // Where the current item ended (exclusive), if this byte ended it.
@@ -219,6 +230,49 @@ export class ListBodyParser {
     if (keyFrom !== -1) this.keyPieces.push(chunk.subarray(keyFrom));
     if (itemFrom !== -1) this.addItemPiece(chunk.subarray(itemFrom));
     if (envelopeFrom !== -1) this.addEnvelope(chunk, envelopeFrom, n);
+  }
+
+  /**
+   * Reads on from `from` inside an object or array item until the item
+   * closes: returns the index after its last byte, or -1 if the chunk ended
+   * first. The state lives in locals while it runs (a loop over fields
+   * costs several times as much per byte), and only quotes, backslashes
+   * and brackets are looked at: nothing else can end an item.
+   */
+  private scanItem(chunk: Buffer, from: number, n: number): number {
+    const stop = this.itemStart;
+    let depth = this.depth;
+    let inString = this.inString;
+    let escaped = this.escaped;
+    let end = -1;
+    let i = from;
+    while (i < n) {
+      if (escaped) {
+        escaped = false;
+        i++;
+        continue;
+      }
+      let c = chunk[i] as number;
+      if (inString) {
+        while (c !== QUOTE && c !== BACKSLASH && ++i < n) c = chunk[i] as number;
+        if (i === n) break;
+        if (c === BACKSLASH) escaped = true;
+        else inString = false;
+        i++;
+        continue;
+      }
+      i++;
+      if (c === QUOTE) inString = true;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === stop) {
+        end = i;
+        break;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return end;
   }
 
   /**

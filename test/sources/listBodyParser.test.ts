@@ -57,6 +57,23 @@ describe('ListBodyParser', () => {
     );
   });
 
+  it('gives every item of any JSON list back as JSON.parse reads it, however the bytes are cut', () => {
+    // Strings full of quotes, backslashes, brackets and multi-byte characters, nested at any depth.
+    const text = fc.string({ unit: fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', 'a', 'é', '名', ' ') });
+    const value = fc.letrec((tie) => ({
+      json: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('json'), { maxLength: 4 }), fc.dictionary(text, tie('json'), { maxKeys: 4 })),
+    })).json;
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 6 }), fc.uniqueArray(fc.nat(), { maxLength: 12 }), (items, cuts) => {
+        const body = Buffer.from(list(items));
+        const { items: got, end } = parse(cut(body, cuts.map((c) => 1 + (c % Math.max(1, body.length - 1)))));
+        expect(got.map((i) => i.entry)).to.deep.equal(JSON.parse(JSON.stringify(items)));
+        expect(end).to.deep.equal({ envelope: { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' } } });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('reads metadata sent after the items, and holds items until a kind sent after them is known', () => {
     const body = '{"items":[{"metadata":{"name":"a"}}],"metadata":{"resourceVersion":"3"},"kind":"ConfigMapList","apiVersion":"v1"}';
     const { items, end } = parse([body]);
