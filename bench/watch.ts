@@ -18,7 +18,9 @@
  * (`paged`, 500 a page) and one that ignores `limit` (`unpaged`).
  *
  * Printed per client (median of BENCH_ROUNDS interleaved rounds, default 3):
- * events/s over the watch, time to synced, peak RSS, and the memory it
+ * events/s over the watch (per wall second, and per second of the
+ * process's CPU time, which other work on a shared machine disturbs far
+ * less), time to synced (wall, and CPU ms), peak RSS, and the memory it
  * retains after a full GC (heap plus external buffers, less what the same
  * process held before it started), also as a ratio to the JSON size of the
  * objects it caches; then ratios to client-node and to the references.
@@ -171,13 +173,16 @@ interface Result {
   events: number;
   watchMs: number;
   syncedMs: number;
+  /** CPU time of the client process (all threads) to synced, and over the watch: its cost whatever else the machine runs. */
+  syncedCpuMs: number;
+  watchCpuMs: number;
   maxRssMb: number;
   retainedMb: number;
 }
 
-/** Runs one client; `tree` is another checkout whose own watchClient.ts (and so whose rxkube) runs instead. */
+/** Runs one client; with `tree` (another checkout), this same client script runs that checkout's rxkube. */
 async function client(mode: string, url: string, tree?: string): Promise<Result> {
-  const script = tree === undefined ? fileURLToPath(new URL('./watchClient.ts', import.meta.url)) : `${tree}/bench/watchClient.ts`;
+  const script = fileURLToPath(new URL('./watchClient.ts', import.meta.url));
   const { stdout } = await run(process.execPath, ['--expose-gc', '--max-old-space-size=8192', ...nodeArgs, '--import', 'tsx', script, mode, url, String(EVENTS)], {
     maxBuffer: 1 << 20,
     // tsx reads the tsconfig (and so where `rxkube` resolves) from the working directory.
@@ -223,7 +228,7 @@ for (const pods of sizes) {
     console.log(`round ${round}/${rounds} done`);
   }
   const results: Record<string, Result> = {};
-  console.log(`${'client'.padEnd(30)} ${'events/s'.padStart(9)} ${'synced ms'.padStart(10)} ${'peak RSS MB'.padStart(12)} ${'retained MB'.padStart(12)} ${'retained/JSON'.padStart(14)}`);
+  console.log(`${'client'.padEnd(30)} ${'events/s'.padStart(9)} ${'ev/CPU-s'.padStart(9)} ${'synced ms'.padStart(10)} ${'CPU ms'.padStart(7)} ${'peak RSS MB'.padStart(12)} ${'retained MB'.padStart(12)} ${'retained/JSON'.padStart(14)}`);
   for (const c of clients) {
     const all = runs[c.name] as Result[];
     const r: Result = {
@@ -231,23 +236,26 @@ for (const pods of sizes) {
       events: EVENTS,
       watchMs: median(all.map((x) => x.watchMs)),
       syncedMs: median(all.map((x) => x.syncedMs)),
+      syncedCpuMs: median(all.map((x) => x.syncedCpuMs)),
+      watchCpuMs: median(all.map((x) => x.watchCpuMs)),
       maxRssMb: median(all.map((x) => x.maxRssMb)),
       retainedMb: median(all.map((x) => x.retainedMb)),
     };
     results[c.name] = r;
     console.log(
-      `${c.name.padEnd(30)} ${fmt((EVENTS / r.watchMs) * 1000).padStart(9)} ${fmt(r.syncedMs).padStart(10)} ${fmt(r.maxRssMb).padStart(12)} ${r.retainedMb.toFixed(1).padStart(12)} ${(r.retainedMb / jsonMb).toFixed(2).padStart(14)}`,
+      `${c.name.padEnd(30)} ${fmt((EVENTS / r.watchMs) * 1000).padStart(9)} ${fmt((EVENTS / r.watchCpuMs) * 1000).padStart(9)} ${fmt(r.syncedMs).padStart(10)} ${fmt(r.syncedCpuMs).padStart(7)} ${fmt(r.maxRssMb).padStart(12)} ${r.retainedMb.toFixed(1).padStart(12)} ${(r.retainedMb / jsonMb).toFixed(2).padStart(14)}`,
     );
   }
   const rate = (name: string) => EVENTS / (results[name] as Result).watchMs;
+  const cpuRate = (name: string) => EVENTS / (results[name] as Result).watchCpuMs;
   const cn = results['client-node'];
   if (cn === undefined) continue;
-  console.log(`\nratios to client-node at ${fmt(pods)} pods (events/s: higher is better; synced, RSS, retained: lower is better)`);
-  console.log(`${'client'.padEnd(30)} ${'events/s'.padStart(9)} ${'synced'.padStart(7)} ${'peak RSS'.padStart(9)} ${'retained'.padStart(9)}`);
+  console.log(`\nratios to client-node at ${fmt(pods)} pods (events/s, per wall and per CPU second: higher is better; synced, RSS, retained: lower is better)`);
+  console.log(`${'client'.padEnd(30)} ${'events/s'.padStart(9)} ${'ev/CPU-s'.padStart(9)} ${'synced'.padStart(7)} ${'CPU'.padStart(5)} ${'peak RSS'.padStart(9)} ${'retained'.padStart(9)}`);
   for (const c of clients) {
     const r = results[c.name] as Result;
     console.log(
-      `${c.name.padEnd(30)} ${(rate(c.name) / rate('client-node')).toFixed(2).padStart(9)} ${(r.syncedMs / cn.syncedMs).toFixed(2).padStart(7)} ${(r.maxRssMb / cn.maxRssMb).toFixed(2).padStart(9)} ${(r.retainedMb / cn.retainedMb).toFixed(2).padStart(9)}`,
+      `${c.name.padEnd(30)} ${(rate(c.name) / rate('client-node')).toFixed(2).padStart(9)} ${(cpuRate(c.name) / cpuRate('client-node')).toFixed(2).padStart(9)} ${(r.syncedMs / cn.syncedMs).toFixed(2).padStart(7)} ${(r.syncedCpuMs / cn.syncedCpuMs).toFixed(2).padStart(5)} ${(r.maxRssMb / cn.maxRssMb).toFixed(2).padStart(9)} ${(r.retainedMb / cn.retainedMb).toFixed(2).padStart(9)}`,
     );
   }
   if (results.keep !== undefined && results.parse !== undefined) {
