@@ -326,29 +326,45 @@ export class ListBodyParser {
   }
 
   private addItemPiece(piece: Buffer): void {
-    if (this.itemHead.length < HEAD_SHOWN) this.itemHead += piece.toString('utf8', 0, Math.min(piece.length, HEAD_SHOWN));
+    const before = this.itemBytes;
     this.itemBytes += piece.length;
-    // Past the cap the bytes are only counted: the item will be skipped.
-    if (this.itemBytes <= this.maxItemBytes) this.itemPieces.push(piece);
-    else this.itemPieces = [];
+    if (this.itemBytes <= this.maxItemBytes) {
+      this.itemPieces.push(piece);
+      return;
+    }
+    // Past the cap the bytes are only counted: the item will be skipped, and its first bytes are all the report needs.
+    if (before <= this.maxItemBytes) {
+      this.itemPieces.push(piece);
+      this.itemHead = headOf(this.itemPieces);
+    }
+    this.itemPieces = [];
   }
 
   private takeItem(chunk: Buffer, from: number, to: number): void {
-    if (from !== -1) this.addItemPiece(chunk.subarray(from, to));
     this.itemStart = -1;
     this.scalarItem = false;
+    if (from !== -1 && this.itemBytes === 0 && to - from <= this.maxItemBytes) {
+      // The whole item is in this chunk (most are): decoded straight from it, no piece kept.
+      this.parseItem(chunk, from, to);
+      return;
+    }
+    if (from !== -1) this.addItemPiece(chunk.subarray(from, to));
     const bytes = this.itemBytes;
     const pieces = this.itemPieces;
     this.itemPieces = [];
     this.itemBytes = 0;
     if (bytes > this.maxItemBytes) {
-      this.handler.oversized({ bytes, head: this.itemHead.slice(0, HEAD_SHOWN) });
+      this.handler.oversized({ bytes, head: this.itemHead });
       return;
     }
+    const whole = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, bytes);
+    this.parseItem(whole, 0, whole.length);
+  }
+
+  private parseItem(buffer: Buffer, from: number, to: number): void {
     let entry: unknown;
     try {
-      const text = pieces.length === 1 ? (pieces[0] as Buffer).toString('utf8') : Buffer.concat(pieces, bytes).toString('utf8');
-      entry = JSON.parse(text);
+      entry = JSON.parse(buffer.toString('utf8', from, to));
     } catch (err) {
       this.error = `an item is not JSON: ${(err as Error).message}`;
       return;
@@ -359,4 +375,17 @@ export class ListBodyParser {
     }
     if (this.handler.item(entry, this.head)) this.stopped = true;
   }
+}
+
+/** The first bytes of an item, decoded, for the report of one too large to keep. */
+function headOf(pieces: Buffer[]): string {
+  const head: Buffer[] = [];
+  let bytes = 0;
+  for (const piece of pieces) {
+    if (bytes >= HEAD_SHOWN) break;
+    const part = piece.subarray(0, HEAD_SHOWN - bytes);
+    head.push(part);
+    bytes += part.length;
+  }
+  return Buffer.concat(head, bytes).toString('utf8');
 }

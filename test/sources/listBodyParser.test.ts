@@ -98,6 +98,12 @@ describe('ListBodyParser', () => {
     expect(oversized[0]?.bytes).to.equal(JSON.stringify(big).length);
     expect(oversized[0]?.head).to.match(/^\{"metadata":\{"name":"big"\}/);
     expect(end && 'envelope' in end).to.equal(true);
+    // The same item whole in one chunk, and cut so that its first piece alone is past the cap.
+    for (const chunks of [[body], cut(body, [40, 2000])]) {
+      const whole = parse(chunks, 1000);
+      expect(whole.items.map((i) => (i.entry as { metadata: { name: string } }).metadata.name)).to.deep.equal(['a', 'c']);
+      expect(whole.oversized.map((o) => [o.bytes, o.head])).to.deep.equal([[JSON.stringify(big).length, JSON.stringify(big).slice(0, 200)]]);
+    }
   });
 
   it('says what is wrong with an answer that is not a list, cut short, or has a broken item', () => {
