@@ -4,6 +4,10 @@
  * client in its own process (bench/watchClient.ts), from a stand-in server
  * that replays pre-serialized bytes so that it is never what is measured.
  *
+ * The list items are serialized once too, so a page is a slice of prepared
+ * bytes (joining and encoding them per request made the server, not the
+ * client, the bound on a paged list).
+ *
  * Clients: the parse-only limit (`parse`: JSON.parse each line, nothing
  * kept), the parse-and-keep limit (`keep`: newest object per key in a Map),
  * client-node 1.4's `makeInformer`, and rxkube (listWatch → deltas →
@@ -14,12 +18,15 @@
  * (`paged`, 500 a page) and one that ignores `limit` (`unpaged`).
  *
  * Printed per client (median of BENCH_ROUNDS interleaved rounds, default 3):
- * events/s over the watch, time to synced, peak RSS, and the memory it
+ * events/s over the watch (per wall second, and per second of the
+ * process's CPU time, which other work on a shared machine disturbs far
+ * less), time to synced (wall, and CPU ms), peak RSS, and the memory it
  * retains after a full GC (heap plus external buffers, less what the same
  * process held before it started), also as a ratio to the JSON size of the
  * objects it caches; then ratios to client-node and to the references.
  *
  * Sizes: BENCH_SIZES (default 10000; `10000,100000` for the issue's two).
+ * Before/after: BENCH_BASELINE=/path/to/an/older/worktree adds its rxkube clients to each round.
  * Run: npm run bench:watch      BENCH_SIZES=10000,100000 npm run bench:watch
  */
 import { execFile } from 'node:child_process';
@@ -31,12 +38,29 @@ import { smallPod } from './support/smallPods.js';
 
 const EVENTS = 100_000;
 const run = promisify(execFile);
+/** Extra node flags for each client process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile one). */
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+
+/** List items serialized once, joined by commas: any run of them is one slice, so serving a page costs the server no encoding. */
+interface ItemBytes {
+  bytes: Buffer;
+  /** Where item i begins; the last entry is one past the end (as if a comma followed the last item). */
+  offsets: number[];
+}
+
+function itemBytes(items: string[]): ItemBytes {
+  const offsets = [0];
+  for (const item of items) offsets.push((offsets[offsets.length - 1] as number) + Buffer.byteLength(item) + 1);
+  return { bytes: Buffer.from(items.join(',')), offsets };
+}
 
 interface Fixture {
   pods: number;
   items: string[];
+  itemBytes: ItemBytes;
   /** The items as PartialObjectMetadata, for metadata-only clients. */
   metadataItems?: string[];
+  metadataItemBytes?: ItemBytes;
   listRv: string;
   chunks: Buffer[];
   metadataChunks?: Buffer[];
@@ -77,19 +101,20 @@ function buildFixture(pods: number): Fixture {
     const last = EVENTS - 1 - ((EVENTS - 1 - i) % pods);
     cachedJsonBytes += last >= 0 && last % pods === i && i < EVENTS ? JSON.stringify(smallPod(i, pods + 1 + last)).length : (items[i] as string).length;
   }
-  const fixture: Fixture = { pods, items, listRv: String(pods), chunks: batched(watchLines(pods, false)), cachedJsonBytes };
+  const fixture: Fixture = { pods, items, itemBytes: itemBytes(items), listRv: String(pods), chunks: batched(watchLines(pods, false)), cachedJsonBytes };
   // Built before any client runs, so that no client's time includes the fixture's.
   metadataForms(fixture);
   return fixture;
 }
 
-function metadataForms(fixture: Fixture): { items: string[]; chunks: Buffer[] } {
+function metadataForms(fixture: Fixture): { itemBytes: ItemBytes; chunks: Buffer[] } {
   fixture.metadataItems ??= fixture.items.map((text) => {
     const object = JSON.parse(text) as { metadata: unknown };
     return JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata });
   });
+  fixture.metadataItemBytes ??= itemBytes(fixture.metadataItems);
   fixture.metadataChunks ??= batched(watchLines(fixture.pods, true));
-  return { items: fixture.metadataItems, chunks: fixture.metadataChunks };
+  return { itemBytes: fixture.metadataItemBytes, chunks: fixture.metadataChunks };
 }
 
 /** `/paged/...` honours `limit`; `/unpaged/...` ignores it, as aggregated APIs and watch-cache lists do. */
@@ -103,7 +128,7 @@ function serve(current: () => Fixture): Promise<http.Server> {
       return;
     }
     const metadataOnly = (req.headers.accept ?? '').includes('as=PartialObjectMetadata');
-    const forms = metadataOnly ? metadataForms(fixture) : { items: fixture.items, chunks: fixture.chunks };
+    const forms = metadataOnly ? metadataForms(fixture) : { itemBytes: fixture.itemBytes, chunks: fixture.chunks };
     if (url.searchParams.get('watch') === '1' || url.searchParams.get('watch') === 'true') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
       if (url.searchParams.get('resourceVersion') !== fixture.listRv) return; // a re-watch: nothing new
@@ -123,13 +148,15 @@ function serve(current: () => Fixture): Promise<http.Server> {
     const kind = metadataOnly ? '"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1"' : '"kind":"PodList","apiVersion":"v1"';
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.write(`{${kind},"metadata":{"resourceVersion":"${fixture.listRv}"${cont}},"items":[`);
-    // Streamed in pieces, as a real server writes a large answer.
-    let i = from;
+    // Streamed in pieces, as a real server writes a large answer; the items' bytes were made before any client ran.
+    const { bytes, offsets } = forms.itemBytes;
+    const last = to > from ? (offsets[to] as number) - 1 : (offsets[from] as number);
+    let at = offsets[from] as number;
     const pump = () => {
-      while (i < to) {
-        const end = Math.min(to, i + 1000);
-        const piece = `${i > from ? ',' : ''}${forms.items.slice(i, end).join(',')}`;
-        i = end;
+      while (at < last) {
+        const end = Math.min(last, at + (1 << 20));
+        const piece = bytes.subarray(at, end);
+        at = end;
         if (!res.write(piece)) return void res.once('drain', pump);
       }
       res.end(']}');
@@ -146,14 +173,20 @@ interface Result {
   events: number;
   watchMs: number;
   syncedMs: number;
+  /** CPU time of the client process (all threads) to synced, and over the watch: its cost whatever else the machine runs. */
+  syncedCpuMs: number;
+  watchCpuMs: number;
   maxRssMb: number;
   retainedMb: number;
 }
 
-async function client(mode: string, url: string): Promise<Result> {
+/** Runs one client; with `tree` (another checkout), this same client script runs that checkout's rxkube. */
+async function client(mode: string, url: string, tree?: string): Promise<Result> {
   const script = fileURLToPath(new URL('./watchClient.ts', import.meta.url));
-  const { stdout } = await run(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', script, mode, url, String(EVENTS)], {
+  const { stdout } = await run(process.execPath, ['--expose-gc', '--max-old-space-size=8192', ...nodeArgs, '--import', 'tsx', script, mode, url, String(EVENTS)], {
     maxBuffer: 1 << 20,
+    // tsx reads the tsconfig (and so where `rxkube` resolves) from the working directory.
+    ...(tree === undefined ? {} : { cwd: tree }),
   });
   return JSON.parse(stdout.trim().split('\n').pop() as string) as Result;
 }
@@ -162,7 +195,9 @@ const sizes = (process.env.BENCH_SIZES ?? '10000').split(',').map(Number);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const only = process.env.BENCH_CLIENTS?.split(',');
 /** Each client, and which server it reads: references and client-node send no limit, so paging does not apply to them. */
-const clients: { name: string; mode: string; prefix: string }[] = [
+/** BENCH_BASELINE: a checkout of an earlier rxkube (a `git worktree`), whose rxkube clients run in the same rounds, for before/after. */
+const baseline = process.env.BENCH_BASELINE;
+const clients: { name: string; mode: string; prefix: string; tree?: string }[] = [
   { name: 'parse', mode: 'parse', prefix: 'unpaged' },
   { name: 'keep', mode: 'keep', prefix: 'unpaged' },
   { name: 'client-node', mode: 'client-node', prefix: 'unpaged' },
@@ -171,6 +206,9 @@ const clients: { name: string; mode: string; prefix: string }[] = [
     { name: `${mode} unpaged`, mode, prefix: 'unpaged' },
   ]),
 ].filter((c) => only === undefined || only.includes(c.mode));
+if (baseline !== undefined) {
+  clients.push(...clients.filter((c) => c.mode.startsWith('rxkube')).map((c) => ({ ...c, name: `${c.name} (baseline)`, tree: baseline })));
+}
 
 let fixture: Fixture | undefined;
 const server = await serve(() => fixture as Fixture);
@@ -186,11 +224,11 @@ for (const pods of sizes) {
   console.log(`\n== ${fmt(pods)} pods (${fixture.items[0]?.length} bytes each; cached JSON ${jsonMb.toFixed(1)} MB; one unpaged list ${((fixture.items.reduce((n, s) => n + s.length + 1, 0)) / 1e6).toFixed(1)} MB)`);
   const runs: Record<string, Result[]> = Object.fromEntries(clients.map((c) => [c.name, []]));
   for (let round = 1; round <= rounds; round++) {
-    for (const c of clients) runs[c.name]?.push(await client(c.mode, `${base}/${c.prefix}`));
+    for (const c of clients) runs[c.name]?.push(await client(c.mode, `${base}/${c.prefix}`, c.tree));
     console.log(`round ${round}/${rounds} done`);
   }
   const results: Record<string, Result> = {};
-  console.log(`${'client'.padEnd(30)} ${'events/s'.padStart(9)} ${'synced ms'.padStart(10)} ${'peak RSS MB'.padStart(12)} ${'retained MB'.padStart(12)} ${'retained/JSON'.padStart(14)}`);
+  console.log(`${'client'.padEnd(30)} ${'events/s'.padStart(9)} ${'ev/CPU-s'.padStart(9)} ${'synced ms'.padStart(10)} ${'CPU ms'.padStart(7)} ${'peak RSS MB'.padStart(12)} ${'retained MB'.padStart(12)} ${'retained/JSON'.padStart(14)}`);
   for (const c of clients) {
     const all = runs[c.name] as Result[];
     const r: Result = {
@@ -198,23 +236,26 @@ for (const pods of sizes) {
       events: EVENTS,
       watchMs: median(all.map((x) => x.watchMs)),
       syncedMs: median(all.map((x) => x.syncedMs)),
+      syncedCpuMs: median(all.map((x) => x.syncedCpuMs)),
+      watchCpuMs: median(all.map((x) => x.watchCpuMs)),
       maxRssMb: median(all.map((x) => x.maxRssMb)),
       retainedMb: median(all.map((x) => x.retainedMb)),
     };
     results[c.name] = r;
     console.log(
-      `${c.name.padEnd(30)} ${fmt((EVENTS / r.watchMs) * 1000).padStart(9)} ${fmt(r.syncedMs).padStart(10)} ${fmt(r.maxRssMb).padStart(12)} ${r.retainedMb.toFixed(1).padStart(12)} ${(r.retainedMb / jsonMb).toFixed(2).padStart(14)}`,
+      `${c.name.padEnd(30)} ${fmt((EVENTS / r.watchMs) * 1000).padStart(9)} ${fmt((EVENTS / r.watchCpuMs) * 1000).padStart(9)} ${fmt(r.syncedMs).padStart(10)} ${fmt(r.syncedCpuMs).padStart(7)} ${fmt(r.maxRssMb).padStart(12)} ${r.retainedMb.toFixed(1).padStart(12)} ${(r.retainedMb / jsonMb).toFixed(2).padStart(14)}`,
     );
   }
   const rate = (name: string) => EVENTS / (results[name] as Result).watchMs;
+  const cpuRate = (name: string) => EVENTS / (results[name] as Result).watchCpuMs;
   const cn = results['client-node'];
   if (cn === undefined) continue;
-  console.log(`\nratios to client-node at ${fmt(pods)} pods (events/s: higher is better; synced, RSS, retained: lower is better)`);
-  console.log(`${'client'.padEnd(30)} ${'events/s'.padStart(9)} ${'synced'.padStart(7)} ${'peak RSS'.padStart(9)} ${'retained'.padStart(9)}`);
+  console.log(`\nratios to client-node at ${fmt(pods)} pods (events/s, per wall and per CPU second: higher is better; synced, RSS, retained: lower is better)`);
+  console.log(`${'client'.padEnd(30)} ${'events/s'.padStart(9)} ${'ev/CPU-s'.padStart(9)} ${'synced'.padStart(7)} ${'CPU'.padStart(5)} ${'peak RSS'.padStart(9)} ${'retained'.padStart(9)}`);
   for (const c of clients) {
     const r = results[c.name] as Result;
     console.log(
-      `${c.name.padEnd(30)} ${(rate(c.name) / rate('client-node')).toFixed(2).padStart(9)} ${(r.syncedMs / cn.syncedMs).toFixed(2).padStart(7)} ${(r.maxRssMb / cn.maxRssMb).toFixed(2).padStart(9)} ${(r.retainedMb / cn.retainedMb).toFixed(2).padStart(9)}`,
+      `${c.name.padEnd(30)} ${(rate(c.name) / rate('client-node')).toFixed(2).padStart(9)} ${(cpuRate(c.name) / cpuRate('client-node')).toFixed(2).padStart(9)} ${(r.syncedMs / cn.syncedMs).toFixed(2).padStart(7)} ${(r.syncedCpuMs / cn.syncedCpuMs).toFixed(2).padStart(5)} ${(r.maxRssMb / cn.maxRssMb).toFixed(2).padStart(9)} ${(r.retainedMb / cn.retainedMb).toFixed(2).padStart(9)}`,
     );
   }
   if (results.keep !== undefined && results.parse !== undefined) {

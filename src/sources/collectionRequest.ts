@@ -34,8 +34,9 @@ export async function openCollection(
 ): Promise<Opened> {
   const host = http.requests === undefined ? undefined : serverHost(http);
   const answered = host === undefined ? undefined : http.requests?.request({ method: 'GET', host, timed: verb === 'list' });
+  // List pages share kept connections; a watch holds its own for minutes, and is aborted, not read to its end, so its socket is never put back for reuse.
   try {
-    const response = await getStream(http.kubeConfig, http.path, query, signal, http.accept?.[verb]);
+    const response = await getStream(http.kubeConfig, http.path, query, signal, http.accept?.[verb], verb === 'list' ? http.agent : undefined);
     answered?.(response.statusCode ?? 0);
     return { kind: 'ok', response };
   } catch (err) {

@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import type { KeepAliveAgent } from './keepAliveAgent.js';
 
 /** A kubeconfig that names no server to talk to: no retry can fix it. */
 export class KubeConfigError extends Error {
@@ -26,6 +27,8 @@ export async function getStream(
   query: URLSearchParams,
   signal: AbortSignal,
   accept = 'application/json',
+  /** The source's kept connection pool, in place of a new one per request. */
+  agent?: KeepAliveAgent,
 ): Promise<http.IncomingMessage> {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new KubeConfigError('the kubeconfig has no current cluster: set a current context with a cluster');
@@ -34,6 +37,7 @@ export async function getStream(
   url.search = query.toString();
   const options: https.RequestOptions = { method: 'GET', headers: { Accept: accept } };
   await kubeConfig.applyToHTTPSOptions(options);
+  agent?.apply(options);
   signal.throwIfAborted();
   const send = url.protocol === 'https:' ? https.request : http.request;
   return new Promise((resolve, reject) => {

@@ -112,6 +112,17 @@ export class ListBodyParser {
     let itemFrom = this.itemStart === -1 ? -1 : 0;
     let keyFrom = this.keyStart === -1 ? -1 : 0;
     while (i < n) {
+      if (this.itemStart !== -1 && this.depth > this.itemStart) {
+        // Inside an object or array item: almost every byte of a list is here.
+        const itemEnd = this.scanItem(chunk, i, n);
+        if (itemEnd === -1) break;
+        this.takeItem(chunk, itemFrom, itemEnd);
+        itemFrom = -1;
+        envelopeFrom = itemEnd;
+        if (this.done) return;
+        i = itemEnd;
+        continue;
+      }
       const c = chunk[i] as number;
       if (this.inString || this.itemStart !== -1) {
         // Where the current item ended (exclusive), if this byte ended it.
@@ -222,6 +233,49 @@ export class ListBodyParser {
   }
 
   /**
+   * Reads on from `from` inside an object or array item until the item
+   * closes: returns the index after its last byte, or -1 if the chunk ended
+   * first. The state lives in locals while it runs (a loop over fields
+   * costs several times as much per byte), and only quotes, backslashes
+   * and brackets are looked at: nothing else can end an item.
+   */
+  private scanItem(chunk: Buffer, from: number, n: number): number {
+    const stop = this.itemStart;
+    let depth = this.depth;
+    let inString = this.inString;
+    let escaped = this.escaped;
+    let end = -1;
+    let i = from;
+    while (i < n) {
+      if (escaped) {
+        escaped = false;
+        i++;
+        continue;
+      }
+      let c = chunk[i] as number;
+      if (inString) {
+        while (c !== QUOTE && c !== BACKSLASH && ++i < n) c = chunk[i] as number;
+        if (i === n) break;
+        if (c === BACKSLASH) escaped = true;
+        else inString = false;
+        i++;
+        continue;
+      }
+      i++;
+      if (c === QUOTE) inString = true;
+      else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && --depth === stop) {
+        end = i;
+        break;
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return end;
+  }
+
+  /**
    * The answer ended: returns its envelope, or why it is no list (not JSON,
    * cut short, no object). Items held for a late `kind` are handed over first.
    */
@@ -272,29 +326,45 @@ export class ListBodyParser {
   }
 
   private addItemPiece(piece: Buffer): void {
-    if (this.itemHead.length < HEAD_SHOWN) this.itemHead += piece.toString('utf8', 0, Math.min(piece.length, HEAD_SHOWN));
+    const before = this.itemBytes;
     this.itemBytes += piece.length;
-    // Past the cap the bytes are only counted: the item will be skipped.
-    if (this.itemBytes <= this.maxItemBytes) this.itemPieces.push(piece);
-    else this.itemPieces = [];
+    if (this.itemBytes <= this.maxItemBytes) {
+      this.itemPieces.push(piece);
+      return;
+    }
+    // Past the cap the bytes are only counted: the item will be skipped, and its first bytes are all the report needs.
+    if (before <= this.maxItemBytes) {
+      this.itemPieces.push(piece);
+      this.itemHead = headOf(this.itemPieces);
+    }
+    this.itemPieces = [];
   }
 
   private takeItem(chunk: Buffer, from: number, to: number): void {
-    if (from !== -1) this.addItemPiece(chunk.subarray(from, to));
     this.itemStart = -1;
     this.scalarItem = false;
+    if (from !== -1 && this.itemBytes === 0 && to - from <= this.maxItemBytes) {
+      // The whole item is in this chunk (most are): decoded straight from it, no piece kept.
+      this.parseItem(chunk, from, to);
+      return;
+    }
+    if (from !== -1) this.addItemPiece(chunk.subarray(from, to));
     const bytes = this.itemBytes;
     const pieces = this.itemPieces;
     this.itemPieces = [];
     this.itemBytes = 0;
     if (bytes > this.maxItemBytes) {
-      this.handler.oversized({ bytes, head: this.itemHead.slice(0, HEAD_SHOWN) });
+      this.handler.oversized({ bytes, head: this.itemHead });
       return;
     }
+    const whole = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces, bytes);
+    this.parseItem(whole, 0, whole.length);
+  }
+
+  private parseItem(buffer: Buffer, from: number, to: number): void {
     let entry: unknown;
     try {
-      const text = pieces.length === 1 ? (pieces[0] as Buffer).toString('utf8') : Buffer.concat(pieces, bytes).toString('utf8');
-      entry = JSON.parse(text);
+      entry = JSON.parse(buffer.toString('utf8', from, to));
     } catch (err) {
       this.error = `an item is not JSON: ${(err as Error).message}`;
       return;
@@ -305,4 +375,17 @@ export class ListBodyParser {
     }
     if (this.handler.item(entry, this.head)) this.stopped = true;
   }
+}
+
+/** The first bytes of an item, decoded, for the report of one too large to keep. */
+function headOf(pieces: Buffer[]): string {
+  const head: Buffer[] = [];
+  let bytes = 0;
+  for (const piece of pieces) {
+    if (bytes >= HEAD_SHOWN) break;
+    const part = piece.subarray(0, HEAD_SHOWN - bytes);
+    head.push(part);
+    bytes += part.length;
+  }
+  return Buffer.concat(head, bytes).toString('utf8');
 }

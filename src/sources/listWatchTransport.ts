@@ -8,6 +8,7 @@ import { readListPage } from './listPageRequest.js';
 import type { ListWatchError } from './listWatchError.js';
 import type { MalformedWatchLineError, WatchLine } from './watchLineReader.js';
 import { readWatch } from './watchRequest.js';
+import { KeepAliveAgent } from './keepAliveAgent.js';
 
 /**
  * The two requests that list-watch phases make, as results: every outcome
@@ -90,10 +91,16 @@ export interface HttpSettings extends TransportSettings {
   signal: AbortSignal;
   /** Told of each request as it is sent, and of its answer's status once its head came. */
   requests?: RequestObserver | undefined;
+  /** Connections kept between the source's requests (list pages, watches); made by `httpTransport`. */
+  agent?: KeepAliveAgent;
 }
 
 /** The transport of `listWatch`: GETs over node:http(s) with the kubeconfig's credentials. */
-export function httpTransport(settings: HttpSettings): ListWatchTransport {
+export function httpTransport(given: HttpSettings): ListWatchTransport {
+  const agent = new KeepAliveAgent();
+  // Its idle connections go when the source stops.
+  given.signal.addEventListener('abort', () => agent.destroy(), { once: true });
+  const settings: HttpSettings = { ...given, agent };
   return {
     listPage: (query, items) => readListPage(settings, query, items),
     watch: (query, handler) => readWatch(settings, query, handler),

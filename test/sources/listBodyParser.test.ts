@@ -57,6 +57,23 @@ describe('ListBodyParser', () => {
     );
   });
 
+  it('gives every item of any JSON list back as JSON.parse reads it, however the bytes are cut', () => {
+    // Strings full of quotes, backslashes, brackets and multi-byte characters, nested at any depth.
+    const text = fc.string({ unit: fc.constantFrom('"', '\\', '{', '}', '[', ']', ',', ':', 'a', 'é', '名', ' ') });
+    const value = fc.letrec((tie) => ({
+      json: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('json'), { maxLength: 4 }), fc.dictionary(text, tie('json'), { maxKeys: 4 })),
+    })).json;
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 6 }), fc.uniqueArray(fc.nat(), { maxLength: 12 }), (items, cuts) => {
+        const body = Buffer.from(list(items));
+        const { items: got, end } = parse(cut(body, cuts.map((c) => 1 + (c % Math.max(1, body.length - 1)))));
+        expect(got.map((i) => i.entry)).to.deep.equal(JSON.parse(JSON.stringify(items)));
+        expect(end).to.deep.equal({ envelope: { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' } } });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('reads metadata sent after the items, and holds items until a kind sent after them is known', () => {
     const body = '{"items":[{"metadata":{"name":"a"}}],"metadata":{"resourceVersion":"3"},"kind":"ConfigMapList","apiVersion":"v1"}';
     const { items, end } = parse([body]);
@@ -81,6 +98,12 @@ describe('ListBodyParser', () => {
     expect(oversized[0]?.bytes).to.equal(JSON.stringify(big).length);
     expect(oversized[0]?.head).to.match(/^\{"metadata":\{"name":"big"\}/);
     expect(end && 'envelope' in end).to.equal(true);
+    // The same item whole in one chunk, and cut so that its first piece alone is past the cap.
+    for (const chunks of [[body], cut(body, [40, 2000])]) {
+      const whole = parse(chunks, 1000);
+      expect(whole.items.map((i) => (i.entry as { metadata: { name: string } }).metadata.name)).to.deep.equal(['a', 'c']);
+      expect(whole.oversized.map((o) => [o.bytes, o.head])).to.deep.equal([[JSON.stringify(big).length, JSON.stringify(big).slice(0, 200)]]);
+    }
   });
 
   it('says what is wrong with an answer that is not a list, cut short, or has a broken item', () => {
