@@ -1,4 +1,4 @@
-import { Observable, Subscriber, type Observer, type Operator, type SchedulerLike, type Subscription } from 'rxjs';
+import { Observable, Subscriber, Subscription, type Observer, type Operator, type SchedulerLike } from 'rxjs';
 import type { Logger } from '../logger.js';
 import type { DelayReason } from '../operators/workqueueObserver.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
@@ -39,22 +39,22 @@ export interface WriteFacts {
  * (the controller attaches its informer listeners that way).
  */
 export class TimelineHub {
-  private subscribers: Subscriber<TimelineEntry>[] = [];
+  private listeners: Listener[] = [];
   private detach: (() => void) | undefined;
   readonly timeline: Observable<TimelineEntry>;
 
   constructor(
     private readonly name: string,
     private readonly scheduler: SchedulerLike,
-    logger: Logger,
+    private readonly logger: Logger,
     private readonly onActive: () => () => void,
   ) {
-    this.timeline = new GuardedTimeline((subscriber) => this.join(subscriber), logger);
+    this.timeline = new GuardedTimeline(logger, (subscriber) => this.join(subscriber), (next, receiver) => this.listen(next, receiver));
   }
 
   /** Someone is subscribed: entries are worth building. */
   get active(): boolean {
-    return this.subscribers.length > 0;
+    return this.listeners.length > 0;
   }
 
   /** One event of an informer's source (`resource` is its store's name). */
@@ -179,25 +179,56 @@ export class TimelineHub {
     this.publish({ type: 'leadership', at: this.scheduler.now(), controller: this.name, leading, identity });
   }
 
-  /** Sends one entry to every subscriber; a subscriber that throws is logged (by `GuardedTimeline`) and keeps its place. */
+  /**
+   * Sends one entry to every subscriber, one guarded call each: a
+   * subscriber that throws is logged and keeps its place. A plain callback
+   * is called here directly, not through a chain of RxJS Subscribers: this
+   * runs about five times per reconcile.
+   */
   publish(entry: TimelineEntry): void {
-    for (const subscriber of this.subscribers) subscriber.next(entry);
+    const listeners = this.listeners;
+    for (let i = 0; i < listeners.length; i++) {
+      const listener = listeners[i] as Listener;
+      if (!listener.open) continue; // left during this publish, by a neighbour's hand
+      try {
+        listener.next.call(listener.receiver, entry);
+      } catch (err) {
+        this.logger.error({ hook: 'next', err: messageOf(err) }, 'a timeline subscriber threw; the controller goes on');
+      }
+    }
   }
 
+  /** An operator's or `firstValueFrom`'s Subscriber joins: it gets each entry through its own `next`. */
   private join(subscriber: Subscriber<TimelineEntry>): () => void {
-    const first = this.subscribers.length === 0;
+    return this.listen(subscriber.next, subscriber);
+  }
+
+  /** `next` is called with each entry, on `receiver`, until the returned function is called. */
+  private listen(next: (this: unknown, entry: TimelineEntry) => void, receiver: unknown): () => void {
+    const listener: Listener = { next, receiver, open: true };
+    const first = this.listeners.length === 0;
     // Copied on change, never in place: one that leaves during `publish` does not skip its neighbour.
-    this.subscribers = [...this.subscribers, subscriber];
+    this.listeners = [...this.listeners, listener];
     if (first) this.detach = this.onActive();
     return () => {
-      this.subscribers = this.subscribers.filter((s) => s !== subscriber);
-      if (this.subscribers.length === 0) {
+      if (!listener.open) return;
+      listener.open = false;
+      this.listeners = this.listeners.filter((l) => l !== listener);
+      if (this.listeners.length === 0) {
         const detach = this.detach;
         this.detach = undefined;
         detach?.();
       }
     };
   }
+}
+
+/** One subscriber, as `publish` calls it. */
+interface Listener {
+  readonly next: (this: unknown, entry: TimelineEntry) => void;
+  readonly receiver: unknown;
+  /** Cleared when it leaves, so that a `publish` under way skips it from then on, as RxJS skips a closed Subscriber. */
+  open: boolean;
 }
 
 function objectEntry(at: number, controller: string, resource: string, event: 'Listed' | 'Added' | 'Modified' | 'Deleted', object: KubeObject): InformerEntry {
@@ -229,17 +260,23 @@ function messageOf(error: unknown): string {
  * observable, so the callbacks subscribed to the chain's end are guarded
  * alike, and an error reaching an end without an error callback is logged
  * rather than rethrown.
+ *
+ * The hub's own timeline (the one with `listen`) hands a callback
+ * subscribed to it straight to the hub, which calls it in a try/catch of
+ * its own: no Subscriber between them. It never errors nor completes, so
+ * such a subscriber's `error` and `complete` are never called.
  */
 class GuardedTimeline<T = TimelineEntry> extends Observable<T> {
   constructor(
-    subscribe: ((subscriber: Subscriber<T>) => () => void) | undefined,
     private readonly logger: Logger,
+    subscribe?: (subscriber: Subscriber<T>) => () => void,
+    private readonly listen?: (next: (this: unknown, value: T) => void, receiver: unknown) => () => void,
   ) {
     super(subscribe);
   }
 
   override lift<R>(operator?: Operator<T, R>): Observable<R> {
-    const lifted = new GuardedTimeline<R>(undefined, this.logger);
+    const lifted = new GuardedTimeline<R>(this.logger);
     // What Observable.prototype.lift does, on a guarded observable: its subscribe runs `operator` over this one.
     lifted.source = this;
     lifted.operator = operator;
@@ -249,6 +286,10 @@ class GuardedTimeline<T = TimelineEntry> extends Observable<T> {
   override subscribe(observerOrNext?: Partial<Observer<T>> | ((value: T) => void) | null): Subscription {
     // Operators and firstValueFrom subscribe with a Subscriber of their own: theirs to handle.
     if (observerOrNext === null || observerOrNext === undefined || observerOrNext instanceof Subscriber) return super.subscribe(observerOrNext ?? undefined);
+    if (this.listen !== undefined) {
+      const [next, receiver] = typeof observerOrNext === 'function' ? [observerOrNext, undefined] : [observerOrNext.next ?? skip, observerOrNext];
+      return new Subscription(this.listen(next, receiver));
+    }
     const observer: Partial<Observer<T>> = typeof observerOrNext === 'function' ? { next: observerOrNext } : observerOrNext;
     const guarded = (hook: 'next' | 'error' | 'complete') => (value?: unknown) => {
       if (hook === 'error' && observer.error === undefined) {
@@ -264,3 +305,6 @@ class GuardedTimeline<T = TimelineEntry> extends Observable<T> {
     return super.subscribe({ next: guarded('next'), error: guarded('error'), complete: guarded('complete') });
   }
 }
+
+/** The `next` of a subscriber without one: it still counts as reading (the hub builds entries for it). */
+const skip = (): void => undefined;
