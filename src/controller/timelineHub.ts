@@ -41,6 +41,14 @@ export interface WriteFacts {
 export class TimelineHub {
   private listeners: Listener[] = [];
   private detach: (() => void) | undefined;
+  /** The key of the instant under way, and its time: see `instantOf`. */
+  private instantKey: ObjectKey | undefined;
+  private instantAt = 0;
+  /** Between `trigger` and `triggered`: the trigger's synchronous step is under way. */
+  private triggering = false;
+  /** The key of a run started in the trigger's step under way, and its start's time: see `runEnd`. */
+  private startedKey: ObjectKey | undefined;
+  private startedAt = 0;
   readonly timeline: Observable<TimelineEntry>;
 
   constructor(
@@ -88,26 +96,42 @@ export class TimelineHub {
     });
   }
 
-  /** `key` was triggered by `delta` of `resource`, through `via`. */
+  /**
+   * `key` was triggered by `delta` of `resource`, through `via`. The caller
+   * hands the key on to the queue next, and calls `triggered` once that
+   * returns: what the queue does with the key meanwhile (it waits, or it
+   * runs) happens at the trigger's instant (see `instantOf`).
+   */
   trigger(key: ObjectKey, via: TriggerCause['via'], resource: string, delta: Delta): void {
     if (!this.active) return;
     // Literals of one shape each, no spreads: a trigger entry is built for every trigger, coalesced or not.
     const cause: TriggerCause = delta.initial === true
       ? { via, resource, delta: delta.type, objectKey: delta.key, initial: true }
       : { via, resource, delta: delta.type, objectKey: delta.key };
-    this.publish({ type: 'trigger', at: this.scheduler.now(), controller: this.name, key, cause });
+    const at = this.scheduler.now();
+    this.publish({ type: 'trigger', at, controller: this.name, key, cause });
+    this.instantKey = key;
+    this.instantAt = at;
+    this.triggering = true;
+  }
+
+  /** The key `trigger` was told of has been handed to the queue, and the queue is done with it for now: its instant is over. */
+  triggered(): void {
+    this.instantKey = undefined;
+    this.triggering = false;
+    this.startedKey = undefined;
   }
 
   /** `key` moved in the queue (to `running`: see `runStart`). */
   queue(key: ObjectKey, state: 'waiting' | 'idle'): void {
     if (!this.active) return;
-    this.publish({ type: 'queue', at: this.scheduler.now(), controller: this.name, key, state });
+    this.publish({ type: 'queue', at: this.instantOf(key), controller: this.name, key, state });
   }
 
   /** `key` waits out `delay` ms before its rerun. */
   delayed(key: ObjectKey, delay: number, reason: DelayReason): void {
     if (!this.active) return;
-    this.publish({ type: 'queue', at: this.scheduler.now(), controller: this.name, key, state: 'delayed', delay, reason });
+    this.publish({ type: 'queue', at: this.instantOf(key), controller: this.name, key, state: 'delayed', delay, reason });
   }
 
   /**
@@ -117,18 +141,31 @@ export class TimelineHub {
    */
   runStart(key: ObjectKey, attempt: number): void {
     if (!this.active) return;
-    const at = this.scheduler.now();
+    const inStep = this.triggering && this.instantKey === key;
+    const at = this.instantOf(key);
+    this.startedKey = inStep ? key : undefined;
+    this.startedAt = at;
     const controller = this.name;
     this.publish({ type: 'queue', at, controller, key, state: 'running' });
     this.publish({ type: 'run-start', at, controller, key, attempt: attempt + 1 });
   }
 
-  /** A run ended with `outcome`. */
+  /**
+   * A run ended with `outcome`. A run that started and ended within one
+   * trigger's synchronous step (a reconcile that returns at once), in less
+   * than a ms by the queue's clock, carries its start's time without a
+   * second read of the clock: the scheduler counts whole ms, and would
+   * read the same or one more; in virtual time no time passes within a
+   * synchronous step at all. Any other run reads the clock, a long
+   * synchronous one included.
+   */
   runEnd(outcome: ReconcileOutcome, requeueAfter: number | undefined): void {
     if (!this.active) return;
+    const at = outcome.key === this.startedKey && outcome.duration < 1 ? this.startedAt : this.scheduler.now();
+    this.startedKey = undefined;
     const entry: Mutable<RunEndEntry> = {
       type: 'run-end',
-      at: this.scheduler.now(),
+      at,
       controller: this.name,
       key: outcome.key,
       attempt: outcome.attempt + 1,
@@ -138,6 +175,24 @@ export class TimelineHub {
     if ('error' in outcome) entry.error = messageOf(outcome.error);
     if (requeueAfter !== undefined) entry.requeueAfter = requeueAfter;
     this.publish(entry);
+    this.instantKey = outcome.key;
+    this.instantAt = at;
+  }
+
+  /**
+   * The time of a move of `key` in the queue. The clock costs more than
+   * building an entry, and some moves happen at the instant of the entry
+   * before them, in the same call: a trigger's key starts waiting or
+   * running as the queue gets it (`trigger` to `triggered`), and a run's
+   * end moves its key to its next state (waiting, delayed or idle). Such a
+   * move carries that instant's time; any other reads the clock. The
+   * instant ends with its first move: a run that starts at a trigger's
+   * instant takes its time, and what the run does then reads the clock.
+   */
+  private instantOf(key: ObjectKey): number {
+    const instant = this.instantKey;
+    this.instantKey = undefined;
+    return instant === key ? this.instantAt : this.scheduler.now();
   }
 
   /** The run of `key` made a request through `ctx.client`, and it was answered (or failed). */
@@ -209,7 +264,13 @@ export class TimelineHub {
     const first = this.listeners.length === 0;
     // Copied on change, never in place: one that leaves during `publish` does not skip its neighbour.
     this.listeners = [...this.listeners, listener];
-    if (first) this.detach = this.onActive();
+    if (first) {
+      // Whatever happened while nobody listened is over.
+      this.instantKey = undefined;
+      this.triggering = false;
+      this.startedKey = undefined;
+      this.detach = this.onActive();
+    }
     return () => {
       if (!listener.open) return;
       listener.open = false;
