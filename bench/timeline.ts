@@ -3,12 +3,13 @@
  * (triggers over 100 keys through `reconcileByKey`, no-op reconcile,
  * concurrency 4), wired as `controller()` wires it: the controller's
  * metrics observer on the queue, each trigger told to the timeline with its
- * cause (as `wiring.ts` does for a primary delta), each run given its
- * client and recorder through `runParts`. Three contenders, measured in
- * the same run on the same keys (median of the rounds):
+ * cause through `triggerKeys` (as `wiring.ts` does for a primary delta),
+ * each run given its client and recorder through `runParts`. Three
+ * contenders, measured in the same run on the same keys (median of the
+ * rounds):
  *
  * - `metrics only`: the queue as `controller()` wired it before the
- *   timeline (the reference);
+ *   timeline (the reference): a plain `map` from delta to key;
  * - `timeline, no subscriber`: the timeline's hooks in place, nobody
  *   reading (target: the same rate);
  * - `timeline, 1 subscriber`: every entry built and delivered to one
@@ -17,7 +18,7 @@
  * Run: npm run bench:timeline. TIMELINE_TRIGGERS (default 1,000,000) and
  * TIMELINE_ROUNDS (default 5) make it shorter.
  */
-import { from, map } from 'rxjs';
+import { from, map, type OperatorFunction } from 'rxjs';
 import { exponentialFailureRateLimiter, reconcileByKey, silentLogger, type Delta, type KubeObject } from 'rxkube';
 import type { WorkqueueObserver } from '../src/operators/workqueueObserver.js';
 import { memoryClient, memoryRecorder } from 'rxkube/testing';
@@ -25,6 +26,7 @@ import { Registry } from 'prom-client';
 import { runParts } from '../src/controller/timelineClient.js';
 import { TimelineHub } from '../src/controller/timelineHub.js';
 import { timelineObserver } from '../src/controller/timelineQueue.js';
+import { triggerKeys } from '../src/controller/wiring.js';
 import { controllerMetrics } from '../src/sinks/metrics/controllerMetrics.js';
 import { asyncScheduler } from 'rxjs';
 
@@ -61,12 +63,16 @@ function pass(mode: Mode): { outcomes: number; entries: number; seconds: number 
   let parts = 0;
   // CPU time, not wall time: on a busy machine the wall clock counts the time others had the core.
   const start = process.cpuUsage();
+  const toKeys: OperatorFunction<Delta, string> = traced
+    ? triggerKeys(
+        hub,
+        (delta: Delta) => delta.key,
+        (delta, key) => hub.trigger(key, 'for', 'configmaps', delta),
+      )
+    : map((delta) => delta.key);
   from(input)
     .pipe(
-      map((delta) => {
-        if (traced && hub.active) hub.trigger(delta.key, 'for', 'configmaps', delta);
-        return delta.key;
-      }),
+      toKeys,
       reconcileByKey(
         (key) => {
           if (traced && runParts(hub, key, client, recorder).client !== client) parts++;

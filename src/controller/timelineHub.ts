@@ -1,4 +1,4 @@
-import { Observable, Subscriber, type Observer, type Operator, type SchedulerLike, type Subscription } from 'rxjs';
+import { Observable, Subscriber, Subscription, type Observer, type Operator, type SchedulerLike } from 'rxjs';
 import type { Logger } from '../logger.js';
 import type { DelayReason } from '../operators/workqueueObserver.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
@@ -39,22 +39,30 @@ export interface WriteFacts {
  * (the controller attaches its informer listeners that way).
  */
 export class TimelineHub {
-  private subscribers: Subscriber<TimelineEntry>[] = [];
+  private listeners: Listener[] = [];
   private detach: (() => void) | undefined;
+  /** The key of the instant under way, and its time: see `instantOf`. */
+  private instantKey: ObjectKey | undefined;
+  private instantAt = 0;
+  /** Between `trigger` and `triggered`: the trigger's synchronous step is under way. */
+  private triggering = false;
+  /** The key of a run started in the trigger's step under way, and its start's time: see `runEnd`. */
+  private startedKey: ObjectKey | undefined;
+  private startedAt = 0;
   readonly timeline: Observable<TimelineEntry>;
 
   constructor(
     private readonly name: string,
     private readonly scheduler: SchedulerLike,
-    logger: Logger,
+    private readonly logger: Logger,
     private readonly onActive: () => () => void,
   ) {
-    this.timeline = new GuardedTimeline((subscriber) => this.join(subscriber), logger);
+    this.timeline = new GuardedTimeline(logger, (subscriber) => this.join(subscriber), (next, receiver) => this.listen(next, receiver));
   }
 
   /** Someone is subscribed: entries are worth building. */
   get active(): boolean {
-    return this.subscribers.length > 0;
+    return this.listeners.length > 0;
   }
 
   /** One event of an informer's source (`resource` is its store's name). */
@@ -88,26 +96,42 @@ export class TimelineHub {
     });
   }
 
-  /** `key` was triggered by `delta` of `resource`, through `via`. */
+  /**
+   * `key` was triggered by `delta` of `resource`, through `via`. The caller
+   * hands the key on to the queue next, and calls `triggered` once that
+   * returns: what the queue does with the key meanwhile (it waits, or it
+   * runs) happens at the trigger's instant (see `instantOf`).
+   */
   trigger(key: ObjectKey, via: TriggerCause['via'], resource: string, delta: Delta): void {
     if (!this.active) return;
     // Literals of one shape each, no spreads: a trigger entry is built for every trigger, coalesced or not.
     const cause: TriggerCause = delta.initial === true
       ? { via, resource, delta: delta.type, objectKey: delta.key, initial: true }
       : { via, resource, delta: delta.type, objectKey: delta.key };
-    this.publish({ type: 'trigger', at: this.scheduler.now(), controller: this.name, key, cause });
+    const at = this.scheduler.now();
+    this.publish({ type: 'trigger', at, controller: this.name, key, cause });
+    this.instantKey = key;
+    this.instantAt = at;
+    this.triggering = true;
+  }
+
+  /** The key `trigger` was told of has been handed to the queue, and the queue is done with it for now: its instant is over. */
+  triggered(): void {
+    this.instantKey = undefined;
+    this.triggering = false;
+    this.startedKey = undefined;
   }
 
   /** `key` moved in the queue (to `running`: see `runStart`). */
   queue(key: ObjectKey, state: 'waiting' | 'idle'): void {
     if (!this.active) return;
-    this.publish({ type: 'queue', at: this.scheduler.now(), controller: this.name, key, state });
+    this.publish({ type: 'queue', at: this.instantOf(key), controller: this.name, key, state });
   }
 
   /** `key` waits out `delay` ms before its rerun. */
   delayed(key: ObjectKey, delay: number, reason: DelayReason): void {
     if (!this.active) return;
-    this.publish({ type: 'queue', at: this.scheduler.now(), controller: this.name, key, state: 'delayed', delay, reason });
+    this.publish({ type: 'queue', at: this.instantOf(key), controller: this.name, key, state: 'delayed', delay, reason });
   }
 
   /**
@@ -117,18 +141,31 @@ export class TimelineHub {
    */
   runStart(key: ObjectKey, attempt: number): void {
     if (!this.active) return;
-    const at = this.scheduler.now();
+    const inStep = this.triggering && this.instantKey === key;
+    const at = this.instantOf(key);
+    this.startedKey = inStep ? key : undefined;
+    this.startedAt = at;
     const controller = this.name;
     this.publish({ type: 'queue', at, controller, key, state: 'running' });
     this.publish({ type: 'run-start', at, controller, key, attempt: attempt + 1 });
   }
 
-  /** A run ended with `outcome`. */
+  /**
+   * A run ended with `outcome`. A run that started and ended within one
+   * trigger's synchronous step (a reconcile that returns at once), in less
+   * than a ms by the queue's clock, carries its start's time without a
+   * second read of the clock: the scheduler counts whole ms, and would
+   * read the same or one more; in virtual time no time passes within a
+   * synchronous step at all. Any other run reads the clock, a long
+   * synchronous one included.
+   */
   runEnd(outcome: ReconcileOutcome, requeueAfter: number | undefined): void {
     if (!this.active) return;
+    const at = outcome.key === this.startedKey && outcome.duration < 1 ? this.startedAt : this.scheduler.now();
+    this.startedKey = undefined;
     const entry: Mutable<RunEndEntry> = {
       type: 'run-end',
-      at: this.scheduler.now(),
+      at,
       controller: this.name,
       key: outcome.key,
       attempt: outcome.attempt + 1,
@@ -138,6 +175,24 @@ export class TimelineHub {
     if ('error' in outcome) entry.error = messageOf(outcome.error);
     if (requeueAfter !== undefined) entry.requeueAfter = requeueAfter;
     this.publish(entry);
+    this.instantKey = outcome.key;
+    this.instantAt = at;
+  }
+
+  /**
+   * The time of a move of `key` in the queue. The clock costs more than
+   * building an entry, and some moves happen at the instant of the entry
+   * before them, in the same call: a trigger's key starts waiting or
+   * running as the queue gets it (`trigger` to `triggered`), and a run's
+   * end moves its key to its next state (waiting, delayed or idle). Such a
+   * move carries that instant's time; any other reads the clock. The
+   * instant ends with its first move: a run that starts at a trigger's
+   * instant takes its time, and what the run does then reads the clock.
+   */
+  private instantOf(key: ObjectKey): number {
+    const instant = this.instantKey;
+    this.instantKey = undefined;
+    return instant === key ? this.instantAt : this.scheduler.now();
   }
 
   /** The run of `key` made a request through `ctx.client`, and it was answered (or failed). */
@@ -179,25 +234,62 @@ export class TimelineHub {
     this.publish({ type: 'leadership', at: this.scheduler.now(), controller: this.name, leading, identity });
   }
 
-  /** Sends one entry to every subscriber; a subscriber that throws is logged (by `GuardedTimeline`) and keeps its place. */
+  /**
+   * Sends one entry to every subscriber, one guarded call each: a
+   * subscriber that throws is logged and keeps its place. A plain callback
+   * is called here directly, not through a chain of RxJS Subscribers: this
+   * runs about five times per reconcile.
+   */
   publish(entry: TimelineEntry): void {
-    for (const subscriber of this.subscribers) subscriber.next(entry);
+    const listeners = this.listeners;
+    for (let i = 0; i < listeners.length; i++) {
+      const listener = listeners[i] as Listener;
+      if (!listener.open) continue; // left during this publish, by a neighbour's hand
+      try {
+        listener.next.call(listener.receiver, entry);
+      } catch (err) {
+        this.logger.error({ hook: 'next', err: messageOf(err) }, 'a timeline subscriber threw; the controller goes on');
+      }
+    }
   }
 
+  /** An operator's or `firstValueFrom`'s Subscriber joins: it gets each entry through its own `next`. */
   private join(subscriber: Subscriber<TimelineEntry>): () => void {
-    const first = this.subscribers.length === 0;
+    return this.listen(subscriber.next, subscriber);
+  }
+
+  /** `next` is called with each entry, on `receiver`, until the returned function is called. */
+  private listen(next: (this: unknown, entry: TimelineEntry) => void, receiver: unknown): () => void {
+    const listener: Listener = { next, receiver, open: true };
+    const first = this.listeners.length === 0;
     // Copied on change, never in place: one that leaves during `publish` does not skip its neighbour.
-    this.subscribers = [...this.subscribers, subscriber];
-    if (first) this.detach = this.onActive();
+    this.listeners = [...this.listeners, listener];
+    if (first) {
+      // Whatever happened while nobody listened is over.
+      this.instantKey = undefined;
+      this.triggering = false;
+      this.startedKey = undefined;
+      this.detach = this.onActive();
+    }
     return () => {
-      this.subscribers = this.subscribers.filter((s) => s !== subscriber);
-      if (this.subscribers.length === 0) {
+      if (!listener.open) return;
+      listener.open = false;
+      this.listeners = this.listeners.filter((l) => l !== listener);
+      if (this.listeners.length === 0) {
         const detach = this.detach;
         this.detach = undefined;
         detach?.();
       }
     };
   }
+}
+
+/** One subscriber, as `publish` calls it. */
+interface Listener {
+  readonly next: (this: unknown, entry: TimelineEntry) => void;
+  readonly receiver: unknown;
+  /** Cleared when it leaves, so that a `publish` under way skips it from then on, as RxJS skips a closed Subscriber. */
+  open: boolean;
 }
 
 function objectEntry(at: number, controller: string, resource: string, event: 'Listed' | 'Added' | 'Modified' | 'Deleted', object: KubeObject): InformerEntry {
@@ -229,17 +321,23 @@ function messageOf(error: unknown): string {
  * observable, so the callbacks subscribed to the chain's end are guarded
  * alike, and an error reaching an end without an error callback is logged
  * rather than rethrown.
+ *
+ * The hub's own timeline (the one with `listen`) hands a callback
+ * subscribed to it straight to the hub, which calls it in a try/catch of
+ * its own: no Subscriber between them. It never errors nor completes, so
+ * such a subscriber's `error` and `complete` are never called.
  */
 class GuardedTimeline<T = TimelineEntry> extends Observable<T> {
   constructor(
-    subscribe: ((subscriber: Subscriber<T>) => () => void) | undefined,
     private readonly logger: Logger,
+    subscribe?: (subscriber: Subscriber<T>) => () => void,
+    private readonly listen?: (next: (this: unknown, value: T) => void, receiver: unknown) => () => void,
   ) {
     super(subscribe);
   }
 
   override lift<R>(operator?: Operator<T, R>): Observable<R> {
-    const lifted = new GuardedTimeline<R>(undefined, this.logger);
+    const lifted = new GuardedTimeline<R>(this.logger);
     // What Observable.prototype.lift does, on a guarded observable: its subscribe runs `operator` over this one.
     lifted.source = this;
     lifted.operator = operator;
@@ -249,6 +347,10 @@ class GuardedTimeline<T = TimelineEntry> extends Observable<T> {
   override subscribe(observerOrNext?: Partial<Observer<T>> | ((value: T) => void) | null): Subscription {
     // Operators and firstValueFrom subscribe with a Subscriber of their own: theirs to handle.
     if (observerOrNext === null || observerOrNext === undefined || observerOrNext instanceof Subscriber) return super.subscribe(observerOrNext ?? undefined);
+    if (this.listen !== undefined) {
+      const [next, receiver] = typeof observerOrNext === 'function' ? [observerOrNext, undefined] : [observerOrNext.next ?? skip, observerOrNext];
+      return new Subscription(this.listen(next, receiver));
+    }
     const observer: Partial<Observer<T>> = typeof observerOrNext === 'function' ? { next: observerOrNext } : observerOrNext;
     const guarded = (hook: 'next' | 'error' | 'complete') => (value?: unknown) => {
       if (hook === 'error' && observer.error === undefined) {
@@ -264,3 +366,6 @@ class GuardedTimeline<T = TimelineEntry> extends Observable<T> {
     return super.subscribe({ next: guarded('next'), error: guarded('error'), complete: guarded('complete') });
   }
 }
+
+/** The `next` of a subscriber without one: it still counts as reading (the hub builds entries for it). */
+const skip = (): void => undefined;

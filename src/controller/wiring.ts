@@ -1,4 +1,4 @@
-import { defer, filter, first, map, merge, startWith, tap, type Observable, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { defer, filter, first, map, merge, Observable, startWith, tap, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { InformerFactory, Informer } from '../informers/informerFactory.js';
 import type { Logger } from '../logger.js';
 import { mapToKeys, mapToOwners } from '../operators/owners.js';
@@ -69,6 +69,48 @@ function named<F extends (...args: never[]) => unknown>(name: string, fn: F): F 
 export interface TriggerTrace {
   readonly active: boolean;
   trigger(key: ObjectKey, via: TriggerCause['via'], resource: string, delta: Delta): void;
+  /** The key last told to `trigger` has gone its synchronous way into the queue (see `triggerKeys`). */
+  triggered(): void;
+}
+
+/**
+ * `map(toKey)`, each key handed on as one trigger: while someone reads the
+ * timeline, `tell` tells `trace` of it, the key goes on to the queue, and
+ * `trace.triggered()` follows once that returns. What the queue does with
+ * the key meanwhile (it waits, or it starts a run) happens at the
+ * trigger's instant, and the timeline stamps it with the trigger's time
+ * instead of reading the clock again; the bracket is what makes that
+ * safe: a key the queue gets later (a gate between) or never is out of
+ * it. A throw of `toKey` or `tell` errors the output, as in `map`.
+ */
+export function triggerKeys<V>(trace: TriggerTrace, toKey: (value: V) => ObjectKey, tell: (value: V, key: ObjectKey) => void): OperatorFunction<V, ObjectKey> {
+  return (source) =>
+    new Observable<ObjectKey>((subscriber) =>
+      source.subscribe({
+        next: (value) => {
+          let key: ObjectKey;
+          let told = false;
+          try {
+            key = toKey(value);
+            if (trace.active) {
+              tell(value, key);
+              told = true;
+            }
+          } catch (err) {
+            subscriber.error(err);
+            return;
+          }
+          if (!told) return subscriber.next(key);
+          try {
+            subscriber.next(key);
+          } finally {
+            trace.triggered();
+          }
+        },
+        error: (err: unknown) => subscriber.error(err),
+        complete: () => subscriber.complete(),
+      }),
+    );
 }
 
 /**
@@ -89,9 +131,13 @@ function traced<E extends StoreEvent>(
     return events.pipe(
       tap((event) => (cause = event)),
       toKeys,
-      tap((key) => {
-        if (trace.active && cause !== undefined && isDelta(cause)) trace.trigger(key, via, resource, cause);
-      }),
+      triggerKeys(
+        trace,
+        (key: ObjectKey) => key,
+        (key) => {
+          if (cause !== undefined && isDelta(cause)) trace.trigger(key, via, resource, cause);
+        },
+      ),
     );
   });
 }
@@ -124,10 +170,13 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
   const primaryChanges = primary.events.pipe(
     options.predicates ? filterDeltas<T>(options.predicates) : (source: Observable<StoreEvent<T>>) => source,
     filter(isDelta),
-    map((delta) => {
-      if (trace?.active === true) trace.trigger(delta.key, delta.type === 'Sync' && delta.object === delta.old ? 'resync' : 'for', primaryName, delta);
-      return delta.key;
-    }),
+    trace === undefined
+      ? map((delta) => delta.key)
+      : triggerKeys(
+          trace,
+          (delta: Delta<T>) => delta.key,
+          (delta, key) => trace.trigger(key, delta.type === 'Sync' && delta.object === delta.old ? 'resync' : 'for', primaryName, delta),
+        ),
   );
   return {
     primary,
