@@ -6,7 +6,7 @@ import { jsonHash } from '../util/jsonHash.js';
 /** Metadata strings that many objects of a resource share (a namespace, the pods of one ReplicaSet). */
 type SharedString = 'namespace' | 'generateName' | 'creationTimestamp' | 'deletionTimestamp';
 /** Metadata values that many objects share whole: the labels, annotations and owners of one template. */
-type SharedRecord = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers';
+type SharedRecord = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers' | 'managedFields';
 
 /** Bounds of a generation of each pool (see `InternPool`): one source's interner holds twice them at most. */
 export interface InternerBounds {
@@ -23,13 +23,13 @@ const DEFAULT_BOUNDS: InternerBounds = {
 /**
  * Shares repeated metadata values between the objects a metadata-only
  * source hands on, so that a cache of 100,000 pods holds one copy of their
- * owner references, labels, annotations, namespaces and timestamps instead
- * of one each (a metadata-only pod is mostly such values: see the README's
+ * owner references, labels, annotations, managedFields entries, namespaces
+ * and timestamps instead of one each (a metadata-only pod is mostly such values: see the README's
  * "Memory of the read path").
  *
  * Strings are replaced by an equal string already held; labels,
- * annotations, ownerReferences and finalizers by an equal value already
- * held, deep-frozen, since it is shared. Names, uids and resourceVersions
+ * annotations, ownerReferences, finalizers and each managedFields entry by
+ * an equal value already held, deep-frozen, since it is shared. Names, uids and resourceVersions
  * are unique per object and left alone. What readers get is equal to what
  * it was (same keys in the same order, same values), changed in place: it
  * runs where the source still owns the object, after the user's transform.
@@ -65,6 +65,14 @@ export class MetadataInterner {
     if (typeof m.annotations === 'object' && m.annotations !== null) m.annotations = this.record(m.annotations);
     if (typeof m.ownerReferences === 'object' && m.ownerReferences !== null) m.ownerReferences = this.record(m.ownerReferences);
     if (typeof m.finalizers === 'object' && m.finalizers !== null) m.finalizers = this.record(m.finalizers);
+    // Entry by entry: pods of one template share their controller's entry, and each has its own kubelet one.
+    const managed: unknown = m.managedFields;
+    if (Array.isArray(managed) && !Object.isFrozen(managed)) {
+      for (let i = 0; i < managed.length; i++) {
+        const entry: unknown = managed[i];
+        if (typeof entry === 'object' && entry !== null) managed[i] = this.record(entry);
+      }
+    }
     return object;
   }
 

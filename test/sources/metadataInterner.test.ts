@@ -19,6 +19,10 @@ function podText(i: number, template = 'web-7d4b9c8f6'): string {
       annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-11-29T08:00:00Z' },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: template, uid: `rs-${template}`, controller: true }],
       finalizers: ['example.com/keep'],
+      managedFields: [
+        { manager: 'kube-controller-manager', operation: 'Update', time: '2026-11-29T08:00:00Z', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:app': {} } } } },
+        { manager: 'kubelet', operation: 'Update', time: `2026-11-29T08:00:0${i % 10}Z`, subresource: 'status', fieldsV1: { 'f:status': {} } },
+      ],
     },
   });
 }
@@ -35,6 +39,12 @@ describe('MetadataInterner (src/sources/metadataInterner)', () => {
       expect(Object.isFrozen(a.metadata[field]), field).to.equal(true);
     }
     expect(Object.isFrozen(a.metadata.ownerReferences?.[0])).to.equal(true);
+    // managedFields entry by entry: the controller's is the same for both, the kubelet's differs in time.
+    const [am, bm] = [a.metadata.managedFields ?? [], b.metadata.managedFields ?? []];
+    expect(bm[0]).to.equal(am[0]);
+    expect(Object.isFrozen((am[0] as { fieldsV1?: unknown } | undefined)?.fieldsV1)).to.equal(true);
+    expect(bm[1]).not.to.equal(am[1]);
+    expect(bm).not.to.equal(am);
     // Same keys, same order, same values: the JSON text is the server's.
     expect(JSON.stringify(a)).to.equal(podText(1));
     expect(JSON.stringify(b)).to.equal(podText(2));
@@ -50,7 +60,8 @@ describe('MetadataInterner (src/sources/metadataInterner)', () => {
     expect(interner.strings.size).to.equal(5);
     expect(interner.strings.get('team-1')).to.equal('team-1');
     expect(interner.strings.get('web-7d4b9c8f6-1')).to.equal(undefined);
-    expect(interner.records.size).to.equal(4);
+    // labels, annotations, ownerReferences, finalizers, the controller's managedFields entry, ten kubelet ones
+    expect(interner.records.size).to.equal(15);
   });
 
   it('does not share values that differ, nor merge a record that JSON text cannot tell apart', () => {
