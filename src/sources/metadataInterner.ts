@@ -14,7 +14,7 @@ export interface InternerBounds {
   records: { entries: number; chars: number };
 }
 
-/** A few thousand values, a few MB at most per source. */
+/** Per source at most 8,192 strings of 512K characters and 4,096 records of 4M characters in all. */
 const DEFAULT_BOUNDS: InternerBounds = {
   strings: { entries: 4096, chars: 256 * 1024 },
   records: { entries: 2048, chars: 2 * 1024 * 1024 },
@@ -29,8 +29,8 @@ const DEFAULT_BOUNDS: InternerBounds = {
  *
  * Strings are replaced by an equal string already held; labels,
  * annotations, ownerReferences, finalizers and each managedFields entry by
- * an equal value already held, deep-frozen, since it is shared. Names, uids and resourceVersions
- * are unique per object and left alone. What readers get is equal to what
+ * an equal value already held, deep-frozen, since it is shared. Names,
+ * uids and resourceVersions are unique per object and left alone. What readers get is equal to what
  * it was (same keys in the same order, same values), changed in place: it
  * runs where the source still owns the object, after the user's transform.
  *
@@ -84,9 +84,9 @@ export class MetadataInterner {
   }
 
   /**
-   * The held value equal to `value` (same keys in the same order, same
-   * values); else `value`, frozen, now held in its place. The hash is a
-   * hint: a collision only costs the sharing of one of the two.
+   * The held value equal to `value` (the same values, in the same key
+   * order as far as a 32-bit hash of them tells); else `value`, frozen, now
+   * held in its place, so a collision only costs the sharing of one of two.
    */
   private record(value: object): unknown {
     let key: { hash: number; chars: number };
@@ -125,6 +125,6 @@ export function sameJson(a: unknown, b: unknown): boolean {
     if (va === undefined || !sameJson(va, rb[key])) return false;
     count += 1;
   }
-  for (const key in rb) if (key in rb) count -= 1;
+  for (const _key in rb) count -= 1;
   return count === 0;
 }
