@@ -8,6 +8,7 @@ import type { ListWatchError } from './listWatchError.js';
 import { fatalStatusError, kubeConfigError } from './listWatchFaults.js';
 import { MAX_OBJECT_BYTES } from './listBodyParser.js';
 import { ListItems } from './listItems.js';
+import { MetadataInterner } from './metadataInterner.js';
 import type { ListPage, ListWatchTransport, TransportSettings, WatchEnd } from './listWatchTransport.js';
 import { describeResource, resourceName, type ResourceRef } from '../types.js';
 import { explainStatus } from './listWatchError.js';
@@ -120,6 +121,7 @@ export class Reflector<T extends KubeObject> {
       monitor: this.monitor,
       transform: options.transform,
       metadataOnly: this.metadataOnly,
+      interner: this.metadataOnly ? new MetadataInterner() : undefined,
       emit,
       opened: () => this.healthy(),
       shard,

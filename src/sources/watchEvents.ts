@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import { isTooLargeResourceVersion, type FailedResponse } from './http.js';
 import type { KubeObject, ListWatchEvent } from '../types.js';
+import type { MetadataInterner } from './metadataInterner.js';
 import type { ListWatchMonitor } from './listWatch.js';
 import type { ListWatchError } from './listWatchError.js';
 import { transformError } from './listWatchFaults.js';
@@ -16,6 +17,8 @@ export interface WatchEventSink<T extends KubeObject> {
   transform: ((object: T) => T) | undefined;
   /** Keep only `metadata` of each object, as a `PartialObjectMetadata`. */
   metadataOnly: boolean;
+  /** Shares repeated metadata values between the objects handed on (metadata-only sources). */
+  interner?: MetadataInterner | undefined;
   emit(event: ListWatchEvent<T>): void;
   /** A watch request was answered 200: the source is healthy again. */
   opened(): void;
@@ -26,23 +29,26 @@ export interface WatchEventSink<T extends KubeObject> {
 /**
  * An object as the source hands it on: reduced to its metadata for a
  * metadata-only source (a server that ignored the `PartialObjectMetadata`
- * negotiation sent it whole), then through the user's transform. A
- * transform that throws is a fault no retry fixes.
+ * negotiation sent it whole), then through the user's transform, then
+ * through the source's interner, if it has one. A transform that throws is
+ * a fault no retry fixes.
  */
 export function shapeObject<T extends KubeObject>(
-  sink: Pick<WatchEventSink<T>, 'metadataOnly' | 'transform' | 'resource'>,
+  sink: Pick<WatchEventSink<T>, 'metadataOnly' | 'transform' | 'resource' | 'interner'>,
   object: T,
   verb: 'list' | 'watch',
 ): { object: T } | { error: ListWatchError } {
   let out = object;
   if (sink.metadataOnly && out.kind !== 'PartialObjectMetadata') out = asPartialObjectMetadata(out);
-  const { transform } = sink;
-  if (transform === undefined) return { object: out };
-  try {
-    return { object: transform(out) };
-  } catch (err) {
-    return { error: transformError(out, err, sink.resource, verb) };
+  const { transform, interner } = sink;
+  if (transform !== undefined) {
+    try {
+      out = transform(out);
+    } catch (err) {
+      return { error: transformError(out, err, sink.resource, verb) };
+    }
   }
+  return { object: interner === undefined ? out : interner.intern(out) };
 }
 
 /** What kube's `PartialObjectMetadata` negotiation answers for `object`. */

@@ -93,6 +93,20 @@ describe('metadata-only lists and watches against the embedded API server', () =
     expect(reads.every((r) => r.status === 200)).to.equal(true);
   });
 
+  it('shares equal labels between the objects it hands on, frozen, and not the values that differ', async () => {
+    for (const name of ['c', 'd']) await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name, labels: { tier: 'cache' } } } });
+    const events: ListWatchEvent[] = [];
+    running.push(listWatch(kc, configmaps, { metadataOnly: true, scheduler: dilatedScheduler(100) }).subscribe((e) => events.push(e)));
+    await waitFor(() => events.some((e) => e.type === 'Synced'), 'the list');
+    const byName = new Map(events.flatMap((e) => ('object' in e ? [[e.object.metadata.name, e.object] as const] : [])));
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => byName.get(name) as KubeObject);
+    expect(c?.metadata.labels).to.equal(d?.metadata.labels);
+    expect(c?.metadata.labels).to.deep.equal({ tier: 'cache' });
+    expect(Object.isFrozen(c?.metadata.labels)).to.equal(true);
+    expect(a?.metadata.labels).to.deep.equal({ app: 'a' });
+    expect(b?.metadata.labels).to.deep.equal({ app: 'b' });
+  });
+
   it("asks with kube's Accept headers, and keeps only metadata from a server that answers whole objects", async () => {
     const accepts: string[] = [];
     const plain = http.createServer((req, res) => {
