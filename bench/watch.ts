@@ -20,6 +20,7 @@
  * objects it caches; then ratios to client-node and to the references.
  *
  * Sizes: BENCH_SIZES (default 10000; `10000,100000` for the issue's two).
+ * BENCH_CLIENTS=mode,… runs only those; BENCH_PROFILE=dir writes each client's CPU profile there.
  * Run: npm run bench:watch      BENCH_SIZES=10000,100000 npm run bench:watch
  */
 import { execFile } from 'node:child_process';
@@ -152,7 +153,9 @@ interface Result {
 
 async function client(mode: string, url: string): Promise<Result> {
   const script = fileURLToPath(new URL('./watchClient.ts', import.meta.url));
-  const { stdout } = await run(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', script, mode, url, String(EVENTS)], {
+  // BENCH_PROFILE=dir writes each client's CPU profile there (node --cpu-prof).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
+  const { stdout } = await run(process.execPath, ['--expose-gc', '--max-old-space-size=8192', ...profile, '--import', 'tsx', script, mode, url, String(EVENTS)], {
     maxBuffer: 1 << 20,
   });
   return JSON.parse(stdout.trim().split('\n').pop() as string) as Result;
@@ -166,7 +169,7 @@ const clients: { name: string; mode: string; prefix: string }[] = [
   { name: 'parse', mode: 'parse', prefix: 'unpaged' },
   { name: 'keep', mode: 'keep', prefix: 'unpaged' },
   { name: 'client-node', mode: 'client-node', prefix: 'unpaged' },
-  ...['rxkube', 'rxkube-metadata', 'rxkube-drop', 'rxkube-metadata-drop'].flatMap((mode) => [
+  ...['rxkube', 'rxkube-compact', 'rxkube-metadata', 'rxkube-drop', 'rxkube-compact-drop', 'rxkube-metadata-drop'].flatMap((mode) => [
     { name: `${mode} paged`, mode, prefix: 'paged' },
     { name: `${mode} unpaged`, mode, prefix: 'unpaged' },
   ]),

@@ -8,6 +8,7 @@ import type { ListWatchError } from './listWatchError.js';
 import { fatalStatusError, kubeConfigError } from './listWatchFaults.js';
 import { MAX_OBJECT_BYTES } from './listBodyParser.js';
 import { ListItems } from './listItems.js';
+import { compactCodec } from './compactCodec.js';
 import type { ListPage, ListWatchTransport, TransportSettings, WatchEnd } from './listWatchTransport.js';
 import { describeResource, resourceName, type ResourceRef } from '../types.js';
 import { explainStatus } from './listWatchError.js';
@@ -113,6 +114,7 @@ export class Reflector<T extends KubeObject> {
       idleTimeout,
       maxObjectBytes,
       ...(this.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
+      ...(options.compact === true ? { codec: compactCodec(options.transform) } : {}),
     });
     this.sink = {
       resource: this.name,

@@ -7,6 +7,7 @@ import { transformError } from './listWatchFaults.js';
 import type { WatchEnd, WatchLineHandler } from './listWatchTransport.js';
 import type { MalformedWatchLineError, WatchLine } from './watchLineReader.js';
 import type { SourceShard } from './sourceShard.js';
+import { sealCompact } from './compactCodec.js';
 
 /** What reading watch events needs from its source. */
 export interface WatchEventSink<T extends KubeObject> {
@@ -39,7 +40,8 @@ export function shapeObject<T extends KubeObject>(
   const { transform } = sink;
   if (transform === undefined) return { object: out };
   try {
-    return { object: transform(out) };
+    // A compact object's metadata is frozen once its transform is done with it.
+    return { object: sealCompact(transform(out)) };
   } catch (err) {
     return { error: transformError(out, err, sink.resource, verb) };
   }

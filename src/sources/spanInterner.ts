@@ -1,0 +1,80 @@
+import { deepFreeze } from '../util/compactObject.js';
+
+/** Lookups per field between decisions on whether interning it pays. */
+const WINDOW = 1024;
+/** With interning off, one lookup in this many still goes through the table, to notice when sharing returns. */
+const SAMPLE = 64;
+
+interface FieldStats {
+  interning: boolean;
+  lookups: number;
+  hits: number;
+  /** The bytes of the field's last value, and the value: objects in a row often share it, and bytes compare faster than a string is made and hashed. */
+  lastBytes: Buffer | undefined;
+  last: unknown;
+}
+
+/**
+ * Decodes the object and array values of metadata fields (labels,
+ * annotations, ownerReferences, finalizers, managedFields) so that equal
+ * texts give one shared frozen value: the pods of one ReplicaSet share
+ * their labels, owner reference and managedFields, and each copy would
+ * cost more than the JSON it came from. The table holds its values weakly
+ * (a value no object uses any more is collected, and its entry goes), and a
+ * field whose values turn out not to repeat (fewer than one lookup in eight
+ * finds its text) is decoded without the table, checked again now and then.
+ * One per source: nothing is shared between sources.
+ */
+export class SpanInterner {
+  private readonly table = new Map<string, WeakRef<object>>();
+  private readonly stats = new Map<string, FieldStats>();
+  private readonly registry = new FinalizationRegistry<string>((text) => {
+    const ref = this.table.get(text);
+    if (ref !== undefined && ref.deref() === undefined) this.table.delete(text);
+  });
+
+  /** The decoded, frozen value of the JSON in `buf[start, end)`, the value of field `field`, shared with earlier equal ones where that pays. */
+  value(field: string, buf: Buffer, start: number, end: number): unknown {
+    let stats = this.stats.get(field);
+    if (stats === undefined) this.stats.set(field, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined }));
+    const lookups = ++stats.lookups;
+    if (!stats.interning && lookups % SAMPLE !== 0) return deepFreeze(JSON.parse(buf.toString('utf8', start, end)) as unknown);
+    const last = stats.lastBytes;
+    if (last !== undefined && last.length === end - start && buf.compare(last, 0, last.length, start, end) === 0) {
+      stats.hits++;
+      return stats.last;
+    }
+    const text = buf.toString('utf8', start, end);
+    let value: unknown = this.table.get(text)?.deref();
+    if (value !== undefined) {
+      stats.hits++;
+    } else {
+      value = deepFreeze(JSON.parse(text) as unknown);
+      if (value !== null && typeof value === 'object') {
+        this.table.set(text, new WeakRef(value));
+        this.registry.register(value, text);
+      }
+    }
+    if (stats.interning) {
+      // A copy: a view would keep the whole chunk it came in alive.
+      stats.lastBytes = Buffer.from(buf.subarray(start, end));
+      stats.last = value;
+    }
+    const counted = stats.interning ? lookups : lookups / SAMPLE;
+    if (counted >= WINDOW) {
+      stats.interning = stats.hits * 8 >= counted;
+      stats.lookups = 0;
+      stats.hits = 0;
+      if (!stats.interning) {
+        stats.lastBytes = undefined;
+        stats.last = undefined;
+      }
+    }
+    return value;
+  }
+
+  /** Distinct texts held (for tests and benchmarks). */
+  get size(): number {
+    return this.table.size;
+  }
+}
