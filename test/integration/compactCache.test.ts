@@ -1,7 +1,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import type { Subscription } from 'rxjs';
-import { deltas, dropManagedFields, indexer, listWatch, type KubeObject, type Lister, type StoreEvent } from 'rxkube';
+import { InformerFactory, deltas, dropManagedFields, indexer, listWatch, type KubeObject, type Lister, type StoreEvent } from 'rxkube';
 import { byLabel } from '../../src/store/indexFunctions.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { raw } from './apiserver.helpers.js';
@@ -106,6 +106,20 @@ describe('the compact cache against the embedded API server, written by client-n
       const { metadata, ...rest } = await stored(name);
       const { managedFields: _dropped, ...kept } = metadata as Record<string, unknown>;
       expect(lister.get(`default/${name}`)).to.deep.equal({ apiVersion: 'v1', kind: 'ConfigMap', ...rest, metadata: kept });
+    }
+  });
+
+  it('is an InformerFactory option, for every informer of a controller (controller({ informers }))', async () => {
+    const factory = new InformerFactory(kc, { compact: true, scheduler: dilatedScheduler(100) });
+    const informer = factory.informer(configmaps, { indexers: { app: byLabel('app') } });
+    running.push(informer.events.subscribe());
+    await waitFor(() => informer.store.synced && server.openWatches() === 1, 'the list and the watch');
+    await core.patchNamespacedConfigMap({ name: 'a', namespace: 'default', body: [{ op: 'replace', path: '/metadata/labels/app', value: 'db' }] });
+    await waitFor(() => informer.store.byIndex('app', 'db').length === 2, 'the patch');
+    for (const name of ['a', 'b', 'c']) {
+      const got = informer.store.get(`default/${name}`);
+      expect(got).to.deep.equal({ apiVersion: 'v1', kind: 'ConfigMap', ...(await stored(name)) });
+      expect(deepFrozen(got)).to.equal(true);
     }
   });
 });
