@@ -36,9 +36,18 @@ export class CompactCodec {
 
   constructor(private readonly options: CompactCodecOptions) {}
 
-  /** A list item's bytes: its compact view, or (not an object) what `JSON.parse` gives. Throws a SyntaxError for what is not JSON. */
+  /**
+   * A list item's bytes: its compact view, or (not an object) what
+   * `JSON.parse` gives. Throws a SyntaxError for what is not JSON up to the
+   * end of its metadata; the rest is checked when it is read.
+   */
   item(buf: Buffer): unknown {
     if (!startsObject(buf, 0, buf.length)) return JSON.parse(buf.toString('utf8')) as unknown;
+    let end = buf.length;
+    while (end > 0 && isSpace(buf[end - 1] as number)) end--;
+    // The list parser found the item's end, balancing brackets and strings: past metadata it can stay unread.
+    const lazy = buf[end - 1] === CLOSE_BRACE ? this.unreadTail(buf, 0, end) : undefined;
+    if (lazy !== undefined) return lazy;
     const error = scanObject(buf, 0, buf.length, 2, this.spans);
     if (error !== undefined) throw new SyntaxError(error);
     return this.build(buf, -1, 0, this.spans.count, -1, -1);
@@ -80,10 +89,8 @@ export class CompactCodec {
 
   /**
    * A watch event as kube writes one (`{"type":"MODIFIED","object":{…}}`, the
-   * two fields of `metav1.WatchEvent`, in that order): the object is read
-   * up to the end of its `metadata`, and what follows (`spec`, `status`) is
-   * kept unread, to be checked and decoded when it is read. Undefined for
-   * any other line, which is read whole.
+   * two fields of `metav1.WatchEvent`, in that order): its object is read as
+   * `unreadTail` reads it. Undefined for any other line, which is read whole.
    */
   private eventOfKube(buf: Buffer): unknown {
     const n = buf.length;
@@ -99,20 +106,36 @@ export class CompactCodec {
     e--;
     while (e > q && isSpace(buf[e] as number)) e--;
     if (buf[e] !== CLOSE_BRACE) return undefined;
-    const objectStart = q + 11;
-    const objectEnd = e + 1;
+    const object = this.unreadTail(buf, q + 11, e + 1);
+    return object === undefined ? undefined : { type, object };
+  }
+
+  /**
+   * The object in `buf[start, end)` (its closing brace at `end - 1`), read
+   * up to the end of its `metadata`: what follows (`spec`, `status`) is kept
+   * unread, to be checked and decoded when it is read. Undefined when that
+   * cannot be trusted to hold only body members (an `apiVersion` or `kind`
+   * neither before metadata nor surely absent after it): the caller reads
+   * it whole.
+   */
+  private unreadTail(buf: Buffer, start: number, end: number): unknown {
     const spans = this.spans;
-    const error = scanObject(buf, objectStart, objectEnd, 2, spans, 'metadata');
+    const error = scanObject(buf, start, end, 2, spans, 'metadata');
     if (error !== undefined) throw new SyntaxError(error);
     const stopped = spans.stopped;
-    if (stopped === -1) return { type, object: this.build(buf, -1, 0, spans.count, -1, -1) };
+    if (stopped === -1) return this.build(buf, -1, 0, spans.count, -1, -1);
     let tail = stopped;
-    while (tail < e && isSpace(buf[tail] as number)) tail++;
-    if (tail === e) return { type, object: this.build(buf, -1, 0, spans.count, -1, -1) };
-    if (buf[tail] !== COMMA) throw new SyntaxError(`expected "," after metadata at byte ${tail - objectStart}`);
-    // apiVersion or kind after metadata would be taken for the body: read those whole.
-    if (!this.headHas(buf, 'apiVersion') || !this.headHas(buf, 'kind')) return undefined;
-    return { type, object: this.build(buf, -1, 0, spans.count, tail + 1, objectEnd) };
+    const close = end - 1;
+    while (tail < close && isSpace(buf[tail] as number)) tail++;
+    if (tail === close) return this.build(buf, -1, 0, spans.count, -1, -1);
+    if (buf[tail] !== COMMA) throw new SyntaxError(`expected "," after metadata at byte ${tail - start}`);
+    // A list item has neither (the list's are stamped on it): a search of the tail is cheaper than scanning it.
+    for (const key of ['"apiVersion"', '"kind"']) {
+      if (this.headHas(buf, key.slice(1, -1))) continue;
+      const at = buf.indexOf(key, tail);
+      if (at !== -1 && at < close) return undefined;
+    }
+    return this.build(buf, -1, 0, spans.count, tail + 1, end);
   }
 
   private headHas(buf: Buffer, key: string): boolean {

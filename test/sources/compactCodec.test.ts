@@ -155,5 +155,11 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     const { object } = c.line(Buffer.from(text), 0, text.length) as { object: KubeObject & { spec?: unknown } };
     expect(object.metadata.name).to.equal('a');
     expect(() => object.spec).to.throw(SyntaxError, 'the cached object ns/a cannot be decoded');
+    // A list item likewise (the list parser balanced its brackets and strings).
+    const item = c.item(Buffer.from('{"metadata":{"name":"b"},"spec":{"x":[1,]}}')) as KubeObject & { spec?: unknown };
+    expect(item.metadata.name).to.equal('b');
+    expect(() => item.spec).to.throw(SyntaxError, 'the cached object /b cannot be decoded');
+    // But what the tail could hide an apiVersion or kind in is read whole.
+    expect(() => c.item(Buffer.from('{"metadata":{"name":"b"},"spec":{"x":[1,]},"kind":"K"}'))).to.throw(SyntaxError, 'not a JSON value');
   });
 });
