@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { dropManagedFields, type KubeObject } from 'rxkube';
+import { Subject } from 'rxjs';
+import { annotationsChanged, deltas, dropManagedFields, filterDeltas, generationChanged, indexer, labelsChanged, mapToOwners, or, resourceVersionChanged, type KubeObject, type ListWatchEvent, type StoreEvent } from 'rxkube';
+import { byLabel, byOwnerUid } from '../../src/store/indexFunctions.js';
 import { CompactCodec, compactCodec } from '../../src/sources/compactCodec.js';
 import { ListBodyParser } from '../../src/sources/listBodyParser.js';
 import { MalformedWatchLineError, WatchLineReader, type WatchLine } from '../../src/sources/watchLineReader.js';
@@ -161,5 +163,35 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     expect(() => item.spec).to.throw(SyntaxError, 'the cached object /b cannot be decoded');
     // But what the tail could hide an apiVersion or kind in is read whole.
     expect(() => c.item(Buffer.from('{"metadata":{"name":"b"},"spec":{"x":[1,]},"kind":"K"}'))).to.throw(SyntaxError, 'not a JSON value');
+  });
+
+  it('never decodes the body for deltas(), the store indexes, predicates on metadata or owner mapping', () => {
+    // Every body here is not JSON: a decode anywhere would throw.
+    const c = codec();
+    const pod = (name: string, rv: number, app: string) => {
+      const line = Buffer.from(`{"type":"MODIFIED","object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"${name}","namespace":"ns","uid":"u-${name}","resourceVersion":"${rv}","generation":${rv},"labels":{"app":"${app}"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"rs-1","controller":true}]},"spec":{not json}}}`);
+      return c.line(line, 0, line.length) as { object: KubeObject };
+    };
+    const input = new Subject<ListWatchEvent>();
+    const out: StoreEvent[] = [];
+    const owners: string[] = [];
+    const changed: string[] = [];
+    input.pipe(deltas(), indexer({ indexers: { app: byLabel('app'), owner: byOwnerUid } })).subscribe((e) => out.push(e));
+    input.pipe(deltas(), filterDeltas(or(generationChanged, labelsChanged, annotationsChanged, resourceVersionChanged))).subscribe((d) => 'key' in d && changed.push(d.key));
+    input.pipe(deltas(), mapToOwners({ group: 'apps', kind: 'ReplicaSet' })).subscribe((k) => owners.push(k));
+    input.next({ type: 'Restart' });
+    input.next({ type: 'Listed', object: pod('a', 1, 'web').object });
+    input.next({ type: 'Synced', resourceVersion: '1' });
+    input.next({ type: 'Modified', object: pod('a', 2, 'db').object });
+    input.next({ type: 'Added', object: pod('b', 3, 'db').object });
+    input.next({ type: 'Deleted', object: pod('a', 4, 'db').object });
+    const store = out.at(-1)?.store;
+    expect(store?.indexKeys('app', 'db')).to.deep.equal(['ns/b']);
+    expect(store?.indexKeys('owner', 'rs-1')).to.deep.equal(['ns/b']);
+    expect(changed).to.deep.equal(['ns/a', 'ns/a', 'ns/b', 'ns/a']);
+    expect(owners.length).to.be.greaterThan(0);
+    expect(owners.every((k) => k === 'ns/rs')).to.equal(true);
+    // Reading the object is where the body is decoded, and found broken.
+    expect(() => store?.get('ns/b')).to.throw(SyntaxError, 'ns/b cannot be decoded');
   });
 });
