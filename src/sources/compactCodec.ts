@@ -1,6 +1,6 @@
 import { CompactRecord, DecodedCache, compactRecordOf, compactView, deepFreeze } from '../util/compactObject.js';
 import { dropManagedFields } from './transforms.js';
-import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans } from '../util/jsonSpans.js';
+import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans, type KnownValue } from '../util/jsonSpans.js';
 import { SpanInterner } from './spanInterner.js';
 
 const OPEN_BRACE = 0x7b;
@@ -33,6 +33,12 @@ export class CompactCodec {
   private readonly cache = new DecodedCache();
   private readonly small = new Map<string, string>();
   private readonly keyLists = new Map<string, readonly string[]>();
+
+  /** Metadata's nested values the interner has just seen are stepped over by the scanner, not scanned. */
+  private readonly known: KnownValue = (buf, spans, m, start) => {
+    const parent = spans.data[m * FIELDS + PARENT] as number;
+    return parent !== -1 && keyIs(buf, spans, parent, 'metadata') ? this.interner.knownEnd(buf, spans, m, start) : -1;
+  };
 
   constructor(private readonly options: CompactCodecOptions) {}
 
@@ -120,7 +126,7 @@ export class CompactCodec {
    */
   private unreadTail(buf: Buffer, start: number, end: number): unknown {
     const spans = this.spans;
-    const error = scanObject(buf, start, end, 2, spans, 'metadata');
+    const error = scanObject(buf, start, end, 2, spans, 'metadata', this.known);
     if (error !== undefined) throw new SyntaxError(error);
     const stopped = spans.stopped;
     if (stopped === -1) return this.build(buf, -1, 0, spans.count, -1, -1);

@@ -1,4 +1,5 @@
 import { deepFreeze } from '../util/compactObject.js';
+import { keyIs, type JsonSpans } from '../util/jsonSpans.js';
 
 /** Lookups per field between decisions on whether interning it pays. */
 const WINDOW = 1024;
@@ -28,6 +29,8 @@ interface FieldStats {
 export class SpanInterner {
   private readonly table = new Map<string, WeakRef<object>>();
   private readonly stats = new Map<string, FieldStats>();
+  /** The fields' stats, in an array to search by key bytes (a handful of fields). */
+  private readonly fields: [string, FieldStats][] = [];
   private readonly registry = new FinalizationRegistry<string>((text) => {
     const ref = this.table.get(text);
     if (ref !== undefined && ref.deref() === undefined) this.table.delete(text);
@@ -36,7 +39,10 @@ export class SpanInterner {
   /** The decoded, frozen value of the JSON in `buf[start, end)`, the value of field `field`, shared with earlier equal ones where that pays. */
   value(field: string, buf: Buffer, start: number, end: number): unknown {
     let stats = this.stats.get(field);
-    if (stats === undefined) this.stats.set(field, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined }));
+    if (stats === undefined) {
+      this.stats.set(field, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined }));
+      this.fields.push([field, stats]);
+    }
     const lookups = ++stats.lookups;
     if (!stats.interning && lookups % SAMPLE !== 0) return deepFreeze(JSON.parse(buf.toString('utf8', start, end)) as unknown);
     const last = stats.lastBytes;
@@ -71,6 +77,21 @@ export class SpanInterner {
       }
     }
     return value;
+  }
+
+  /**
+   * Where the value of the field whose key is member `m`'s, starting at
+   * `start`, ends, if its bytes are those of the field's last value; else -1.
+   * The scanner steps over such a value unread (`KnownValue`).
+   */
+  knownEnd(buf: Buffer, spans: JsonSpans, m: number, start: number): number {
+    for (const [field, stats] of this.fields) {
+      const last = stats.lastBytes;
+      if (last === undefined || !keyIs(buf, spans, m, field)) continue;
+      const end = start + last.length;
+      return end <= buf.length && buf.compare(last, 0, last.length, start, end) === 0 ? end : -1;
+    }
+    return -1;
   }
 
   /** Distinct texts held (for tests and benchmarks). */

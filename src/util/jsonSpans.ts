@@ -128,15 +128,32 @@ function stringEnd(buf: Buffer, open: number, end: number, spans: JsonSpans): nu
 }
 
 /**
+ * Where the object or array value of member `member`, starting at `start`,
+ * ends, when the caller knows it without a scan (its bytes are those of a
+ * value it read before: an object's or array's text is complete at its
+ * closing bracket, so equal bytes are the same value), else -1.
+ */
+export type KnownValue = (buf: Buffer, spans: JsonSpans, member: number, start: number) => number;
+
+/**
  * Scans `buf[start, end)`, which must hold one JSON object, into `spans`:
  * every member down to `maxDepth` (1: the object's own members; 2: theirs
  * too, for members whose value is an object; and so on). Returns undefined,
  * or why the text is not a JSON object. With `stopAfter`, the scan stops
  * once the value of the top object's member of that key has ended
- * (`spans.stopped`): what follows is not looked at. Searches may read past
+ * (`spans.stopped`): what follows is not looked at. With `skip`, a member's
+ * value it recognizes is stepped over unread. Searches may read past
  * `end` (only slower): pass a buffer that ends there, not a large chunk.
  */
-export function scanObject(buf: Buffer, start: number, end: number, maxDepth: number, spans: JsonSpans, stopAfter?: string): string | undefined {
+export function scanObject(
+  buf: Buffer,
+  start: number,
+  end: number,
+  maxDepth: number,
+  spans: JsonSpans,
+  stopAfter?: string,
+  skip?: KnownValue,
+): string | undefined {
   spans.count = 0;
   spans.slash = -1;
   spans.stopped = -1;
@@ -223,6 +240,13 @@ export function scanObject(buf: Buffer, start: number, end: number, maxDepth: nu
         pending = -1;
         if (member !== -1) spans.data[member * FIELDS + VALUE_START] = i;
         if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+          const known = member !== -1 && skip !== undefined ? skip(buf, spans, member, i) : -1;
+          if (known !== -1) {
+            spans.data[member * FIELDS + VALUE_END] = known;
+            want = Want.CommaOrClose;
+            i = known;
+            continue;
+          }
           objects.push(c === OPEN_BRACE ? 1 : 0);
           // The top object is no member's value (-2); one in an array is no recorded member's (-1).
           owners.push(depth === 0 ? -2 : member);

@@ -108,6 +108,15 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     expect(other.metadata.labels).to.not.equal(a.metadata.labels);
     expect(other.metadata.labels).to.deep.equal({ app: 'db' });
     expect(a.metadata).to.not.equal(b.metadata);
+    // A value whose bytes are the last one's is stepped over unscanned; what follows it is still checked.
+    const c2 = codec();
+    const first = c2.item(Buffer.from('{"metadata":{"name":"a","labels":{"app":"web"}},"spec":{}}')) as KubeObject;
+    const second = c2.item(Buffer.from('{"metadata":{"name":"b","labels":{"app":"web"},"annotations":{"x":"}"}},"spec":{}}')) as KubeObject;
+    expect(second.metadata.labels).to.equal(first.metadata.labels);
+    expect(second.metadata.annotations).to.deep.equal({ x: '}' });
+    expect(() => c2.item(Buffer.from('{"metadata":{"name":"c","labels":{"app":"web"}}}},"spec":{}}'))).to.throw(SyntaxError);
+    expect(() => c2.item(Buffer.from('{"metadata":{"name":"c","labels":{"app":"web"}"x":1},"spec":{}}'))).to.throw(SyntaxError, 'expected ","');
+    expect((c2.item(Buffer.from('{"metadata":{"name":"d","labels":{"app":"webs"}},"spec":{}}')) as KubeObject).metadata.labels).to.deep.equal({ app: 'webs' });
   });
 
   it('drops managedFields on the bytes when the transform is dropManagedFields, and freezes metadata only after another transform', () => {
