@@ -7,9 +7,9 @@
  * Clients: the parse-only limit (`parse`: JSON.parse each line, nothing
  * kept), the parse-and-keep limit (`keep`: newest object per key in a Map),
  * client-node 1.4's `makeInformer`, and rxkube (listWatch → deltas →
- * indexer → reconcileByKey) by default, metadata only, with
- * dropManagedFields, and both. (The compact store of issue 12 is not built yet; see
- * the README's "Memory of the read path".) The references and client-node send no
+ * indexer → reconcileByKey) by default, with the compact cache
+ * (`compact: true`), metadata only, with dropManagedFields, compact with
+ * dropManagedFields, and metadata only with it. The references and client-node send no
  * `limit` and read one answer; rxkube runs against a server that pages
  * (`paged`, 500 a page) and one that ignores `limit` (`unpaged`).
  *
