@@ -44,7 +44,7 @@ export class SpanInterner {
       this.fields.push([field, stats]);
     }
     const lookups = ++stats.lookups;
-    if (!stats.interning && lookups % SAMPLE !== 0) return deepFreeze(JSON.parse(buf.toString('utf8', start, end)) as unknown);
+    if (!stats.interning && lookups % SAMPLE !== 0) return this.decode(field, buf.toString('utf8', start, end));
     const last = stats.lastBytes;
     if (last !== undefined && last.length === end - start && buf.compare(last, 0, last.length, start, end) === 0) {
       stats.hits++;
@@ -55,7 +55,7 @@ export class SpanInterner {
     if (value !== undefined) {
       stats.hits++;
     } else {
-      value = deepFreeze(JSON.parse(text) as unknown);
+      value = this.decode(field, text);
       if (value !== null && typeof value === 'object') {
         this.table.set(text, new WeakRef(value));
         this.registry.register(value, text);
@@ -66,17 +66,60 @@ export class SpanInterner {
       stats.lastBytes = Buffer.from(buf.subarray(start, end));
       stats.last = value;
     }
+    this.decide(stats, lookups);
+    return value;
+  }
+
+  /** After a window of lookups: whether the field's values repeat enough to go on looking them up. */
+  private decide(stats: FieldStats, lookups: number): void {
     const counted = stats.interning ? lookups : lookups / SAMPLE;
-    if (counted >= WINDOW) {
-      stats.interning = stats.hits * 8 >= counted;
-      stats.lookups = 0;
-      stats.hits = 0;
-      if (!stats.interning) {
-        stats.lastBytes = undefined;
-        stats.last = undefined;
+    if (counted < WINDOW) return;
+    stats.interning = stats.hits * 8 >= counted;
+    stats.lookups = 0;
+    stats.hits = 0;
+    if (!stats.interning) {
+      stats.lastBytes = undefined;
+      stats.last = undefined;
+    }
+  }
+
+  /**
+   * A value decoded and frozen. In an array of objects (managedFields,
+   * ownerReferences), the objects' own object members are shared too: the
+   * managedFields entries of one owner's objects differ by their `time`
+   * alone, and their `fieldsV1`, the bulk of them, is the same.
+   */
+  private decode(field: string, text: string): unknown {
+    const value = JSON.parse(text) as unknown;
+    if (Array.isArray(value)) {
+      for (const entry of value as unknown[]) {
+        if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) continue;
+        const members = entry as Record<string, unknown>;
+        for (const key of Object.keys(members)) {
+          const member = members[key];
+          if (member !== null && typeof member === 'object') members[key] = this.nested(`${field}[].${key}`, member);
+        }
       }
     }
-    return value;
+    return deepFreeze(value);
+  }
+
+  /** One shared frozen copy of `value`, the member found at `path`, while its values repeat. */
+  private nested(path: string, value: object): unknown {
+    let stats = this.stats.get(path);
+    if (stats === undefined) this.stats.set(path, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined }));
+    const lookups = ++stats.lookups;
+    if (!stats.interning && lookups % SAMPLE !== 0) return value;
+    const text = JSON.stringify(value);
+    let shared: unknown = this.table.get(text)?.deref();
+    if (shared !== undefined) stats.hits++;
+    else {
+      shared = deepFreeze(value);
+      this.table.set(text, new WeakRef(value));
+      this.registry.register(value, text);
+    }
+    this.decide(stats, lookups);
+    return shared;
   }
 
   /**

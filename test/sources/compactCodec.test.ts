@@ -108,6 +108,13 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     expect(other.metadata.labels).to.not.equal(a.metadata.labels);
     expect(other.metadata.labels).to.deep.equal({ app: 'db' });
     expect(a.metadata).to.not.equal(b.metadata);
+    // managedFields entries that differ by their time alone share their fieldsV1.
+    const entry = (time: string) => ({ manager: 'kubelet', time, fieldsV1: { 'f:status': { 'f:phase': {} } } });
+    const [early, late] = ['08:00', '09:00'].map((time, i) => c.item(Buffer.from(JSON.stringify({ metadata: { name: `m${i}`, managedFields: [entry(time)] } }))) as KubeObject);
+    const fields = (o: KubeObject | undefined) => (o?.metadata.managedFields as { fieldsV1: unknown; time: string }[])[0];
+    expect(fields(early)?.fieldsV1).to.equal(fields(late)?.fieldsV1);
+    expect([fields(early)?.time, fields(late)?.time]).to.deep.equal(['08:00', '09:00']);
+    expect(readable(late as KubeObject)).to.deep.equal({ metadata: { name: 'm1', managedFields: [entry('09:00')] } });
     // A value whose bytes are the last one's is stepped over unscanned; what follows it is still checked.
     const c2 = codec();
     const first = c2.item(Buffer.from('{"metadata":{"name":"a","labels":{"app":"web"}},"spec":{}}')) as KubeObject;
