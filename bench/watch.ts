@@ -11,9 +11,9 @@
  * Clients: the parse-only limit (`parse`: JSON.parse each line, nothing
  * kept), the parse-and-keep limit (`keep`: newest object per key in a Map),
  * client-node 1.4's `makeInformer`, and rxkube (listWatch → deltas →
- * indexer → reconcileByKey) by default, metadata only, with
- * dropManagedFields, and both. (The compact store of issue 12 is not built yet; see
- * the README's "Memory of the read path".) The references and client-node send no
+ * indexer → reconcileByKey) by default, with the compact cache
+ * (`compact: true`), metadata only, with dropManagedFields, compact with
+ * dropManagedFields, and metadata only with it. The references and client-node send no
  * `limit` and read one answer; rxkube runs against a server that pages
  * (`paged`, 500 a page) and one that ignores `limit` (`unpaged`).
  *
@@ -27,6 +27,7 @@
  *
  * Sizes: BENCH_SIZES (default 10000; `10000,100000` for the issue's two).
  * Before/after: BENCH_BASELINE=/path/to/an/older/worktree adds its rxkube clients to each round.
+ * BENCH_CLIENTS=mode,… runs only those; BENCH_PROFILE=dir writes each client's CPU profile there.
  * Run: npm run bench:watch      BENCH_SIZES=10000,100000 npm run bench:watch
  */
 import { execFile } from 'node:child_process';
@@ -183,7 +184,9 @@ interface Result {
 /** Runs one client; with `tree` (another checkout), this same client script runs that checkout's rxkube. */
 async function client(mode: string, url: string, tree?: string): Promise<Result> {
   const script = fileURLToPath(new URL('./watchClient.ts', import.meta.url));
-  const { stdout } = await run(process.execPath, ['--expose-gc', '--max-old-space-size=8192', ...nodeArgs, '--import', 'tsx', script, mode, url, String(EVENTS)], {
+  // BENCH_PROFILE=dir writes each client's CPU profile there (node --cpu-prof).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
+  const { stdout } = await run(process.execPath, ['--expose-gc', '--max-old-space-size=8192', ...profile, ...nodeArgs, '--import', 'tsx', script, mode, url, String(EVENTS)], {
     maxBuffer: 1 << 20,
     // tsx reads the tsconfig (and so where `rxkube` resolves) from the working directory.
     ...(tree === undefined ? {} : { cwd: tree }),
@@ -201,13 +204,13 @@ const clients: { name: string; mode: string; prefix: string; tree?: string }[] =
   { name: 'parse', mode: 'parse', prefix: 'unpaged' },
   { name: 'keep', mode: 'keep', prefix: 'unpaged' },
   { name: 'client-node', mode: 'client-node', prefix: 'unpaged' },
-  ...['rxkube', 'rxkube-metadata', 'rxkube-drop', 'rxkube-metadata-drop'].flatMap((mode) => [
+  ...['rxkube', 'rxkube-compact', 'rxkube-metadata', 'rxkube-drop', 'rxkube-compact-drop', 'rxkube-metadata-drop'].flatMap((mode) => [
     { name: `${mode} paged`, mode, prefix: 'paged' },
     { name: `${mode} unpaged`, mode, prefix: 'unpaged' },
   ]),
 ].filter((c) => only === undefined || only.includes(c.mode));
 if (baseline !== undefined) {
-  clients.push(...clients.filter((c) => c.mode.startsWith('rxkube')).map((c) => ({ ...c, name: `${c.name} (baseline)`, tree: baseline })));
+  clients.push(...clients.filter((c) => c.mode.startsWith('rxkube') && !c.mode.includes('compact')).map((c) => ({ ...c, name: `${c.name} (baseline)`, tree: baseline })));
 }
 
 let fixture: Fixture | undefined;

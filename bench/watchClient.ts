@@ -8,8 +8,9 @@
  * limit), `keep` (the same, newest object per key in a Map: the
  * parse-and-keep limit), `client-node` (makeInformer), and rxkube's
  * listWatch → deltas → indexer → reconcileByKey as `rxkube`,
- * `rxkube-metadata` (metadataOnly), `rxkube-drop` (dropManagedFields) and
- * `rxkube-metadata-drop` (both).
+ * `rxkube-metadata` (metadataOnly), `rxkube-drop` (dropManagedFields),
+ * `rxkube-metadata-drop` (both), `rxkube-compact` (the compact cache) and
+ * `rxkube-compact-drop` (compact, dropManagedFields).
  */
 import * as k8s from '@kubernetes/client-node';
 import * as http from 'node:http';
@@ -208,6 +209,12 @@ switch (mode) {
     break;
   case 'rxkube-metadata-drop':
     rxkube({ metadataOnly: true, transform: dropManagedFields });
+    break;
+  case 'rxkube-compact':
+    rxkube({ compact: true });
+    break;
+  case 'rxkube-compact-drop':
+    rxkube({ compact: true, transform: dropManagedFields });
     break;
   default:
     throw new Error(`unknown mode ${mode}`);

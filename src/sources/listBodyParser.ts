@@ -96,6 +96,8 @@ export class ListBodyParser {
   constructor(
     private readonly handler: ListBodyHandler,
     private readonly maxItemBytes: number = MAX_OBJECT_BYTES,
+    /** Decodes an item's bytes in place of `JSON.parse` (the compact cache's codec); throws as `JSON.parse` does. */
+    private readonly decode?: (bytes: Buffer) => unknown,
   ) {}
 
   /** True once the handler asked to stop, or the answer was found not to be a list. */
@@ -364,7 +366,8 @@ export class ListBodyParser {
   private parseItem(buffer: Buffer, from: number, to: number): void {
     let entry: unknown;
     try {
-      entry = JSON.parse(buffer.toString('utf8', from, to));
+      if (this.decode !== undefined) entry = this.decode(from === 0 && to === buffer.length ? buffer : buffer.subarray(from, to));
+      else entry = JSON.parse(buffer.toString('utf8', from, to));
     } catch (err) {
       this.error = `an item is not JSON: ${(err as Error).message}`;
       return;

@@ -1,4 +1,5 @@
 import type { KubeObject } from '../types.js';
+import { compactRecordOf } from '../util/compactObject.js';
 import type { ListBodyHandler, ListHead, OversizedItem } from './listBodyParser.js';
 import type { ListWatchError } from './listWatchError.js';
 import { shapeObject, type WatchEventSink } from './watchEvents.js';
@@ -26,9 +27,11 @@ export class ListItems<T extends KubeObject> implements ListBodyHandler {
       return false;
     }
     const item = entry as T;
+    // A compact view is read-only: what it lacks is set on the record behind it.
+    const target: { apiVersion?: unknown; kind?: unknown } = compactRecordOf(item) ?? item;
     // Read defensively: a page with a mistyped kind or apiVersion still lists its items.
-    if (item.apiVersion === undefined && typeof head.apiVersion === 'string') item.apiVersion = head.apiVersion;
-    if (item.kind === undefined && typeof head.kind === 'string' && head.kind.endsWith('List')) item.kind = head.kind.slice(0, -4);
+    if (target.apiVersion === undefined && typeof head.apiVersion === 'string') target.apiVersion = head.apiVersion;
+    if (target.kind === undefined && typeof head.kind === 'string' && head.kind.endsWith('List')) target.kind = head.kind.slice(0, -4);
     if (this.sink.shard !== undefined && !this.sink.shard.keepsListed(item, head.metadata)) return this.signal.aborted;
     const shaped = shapeObject(this.sink, item, 'list');
     if ('error' in shaped) {

@@ -30,7 +30,8 @@ export async function readListPage(http: HttpSettings, query: URLSearchParams, h
     const { response } = opened;
     watchdog.touch();
     if (response.statusCode !== 200) return { kind: 'failed', failure: await readFailure(response, watchdog.touch) };
-    const parser = new ListBodyParser(handler, http.maxObjectBytes);
+    const codec = http.codec;
+    const parser = new ListBodyParser(handler, http.maxObjectBytes, codec === undefined ? undefined : (bytes) => codec.item(bytes));
     try {
       await streamInto(response, parser, watchdog);
     } catch (err) {

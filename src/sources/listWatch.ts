@@ -94,6 +94,17 @@ export interface ListWatchOptions<T extends KubeObject> {
    */
   metadataOnly?: boolean;
   /**
+   * Keep objects compact (see the README's "Memory of the read path"): each
+   * object is read from its bytes without a whole `JSON.parse`; its
+   * `metadata` is decoded (nested values shared between objects that have
+   * the same ones), the rest kept as JSON text until it is read. Objects
+   * downstream are read-only views that decode the rest when a field of it
+   * is read; a store hands readers the decoded object, ordinary and frozen.
+   * A `transform` may change `metadata` (`dropManagedFields` is done on the
+   * bytes), not the rest: return a new object for that.
+   */
+  compact?: boolean;
+  /**
    * The largest object kept, in bytes (default 128 MiB): a list item or
    * watch line larger than this is reported (logged at error, the
    * monitor's `skipped`) and skipped; the list or watch goes on.

@@ -8,6 +8,7 @@ import type { ListWatchError } from './listWatchError.js';
 import { fatalStatusError, kubeConfigError } from './listWatchFaults.js';
 import { MAX_OBJECT_BYTES } from './listBodyParser.js';
 import { ListItems } from './listItems.js';
+import { compactCodec } from './compactCodec.js';
 import { MetadataInterner } from './metadataInterner.js';
 import type { ListPage, ListWatchTransport, TransportSettings, WatchEnd } from './listWatchTransport.js';
 import { describeResource, resourceName, type ResourceRef } from '../types.js';
@@ -114,6 +115,7 @@ export class Reflector<T extends KubeObject> {
       idleTimeout,
       maxObjectBytes,
       ...(this.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
+      ...(options.compact === true ? { codec: compactCodec(options.transform) } : {}),
     });
     this.sink = {
       resource: this.name,
@@ -121,7 +123,8 @@ export class Reflector<T extends KubeObject> {
       monitor: this.monitor,
       transform: options.transform,
       metadataOnly: this.metadataOnly,
-      interner: this.metadataOnly ? new MetadataInterner() : undefined,
+      // A compact source shares its metadata values in its codec, and its objects are views that take no writes.
+      interner: this.metadataOnly && options.compact !== true ? new MetadataInterner() : undefined,
       emit,
       opened: () => this.healthy(),
       shard,

@@ -5,6 +5,7 @@ import type { RequestObserver } from '../types.js';
 import type { FailedResponse } from './http.js';
 import type { ListBodyHandler, ListEnvelope } from './listBodyParser.js';
 import { readListPage } from './listPageRequest.js';
+import type { CompactCodec } from './compactCodec.js';
 import type { ListWatchError } from './listWatchError.js';
 import type { MalformedWatchLineError, WatchLine } from './watchLineReader.js';
 import { readWatch } from './watchRequest.js';
@@ -80,6 +81,8 @@ export interface TransportSettings {
   maxObjectBytes: number;
   /** The `Accept` header of lists and watches (a metadata-only source asks for `PartialObjectMetadata`). */
   accept?: { list: string; watch: string };
+  /** Reads objects into the compact cache's form instead of `JSON.parse` (`compact: true`). */
+  codec?: CompactCodec;
 }
 
 /** What the HTTP requests need besides their query. */

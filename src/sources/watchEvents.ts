@@ -8,6 +8,7 @@ import { transformError } from './listWatchFaults.js';
 import type { WatchEnd, WatchLineHandler } from './listWatchTransport.js';
 import type { MalformedWatchLineError, WatchLine } from './watchLineReader.js';
 import type { SourceShard } from './sourceShard.js';
+import { sealCompact } from './compactCodec.js';
 
 /** What reading watch events needs from its source. */
 export interface WatchEventSink<T extends KubeObject> {
@@ -43,7 +44,8 @@ export function shapeObject<T extends KubeObject>(
   const { transform, interner } = sink;
   if (transform !== undefined) {
     try {
-      out = transform(out);
+      // A compact object's metadata is frozen once its transform is done with it.
+      out = sealCompact(transform(out));
     } catch (err) {
       return { error: transformError(out, err, sink.resource, verb) };
     }

@@ -46,6 +46,8 @@ export class WatchLineReader {
     /** A line longer than this is not kept: `onOversized` is told its length once it ends. */
     private readonly maxLineBytes = Infinity,
     private readonly onOversized: (bytes: number) => void = () => {},
+    /** Decodes a line in place of `JSON.parse` (the compact cache's codec); throws as `JSON.parse` does. */
+    private readonly decode?: (buffer: Buffer, start: number, end: number) => unknown,
   ) {}
 
   /** Feeds one chunk of the response body. */
@@ -112,25 +114,26 @@ export class WatchLineReader {
     // Trailing \r (CRLF lines) and whitespace-only keep-alive lines.
     while (end > start && (buffer[end - 1] === 0x0d || buffer[end - 1] === 0x20)) end--;
     if (end === start) return;
-    const text = buffer.toString('utf8', start, end);
+    // The text is made only when needed: the compact codec reads the bytes.
+    const text = this.decode === undefined ? buffer.toString('utf8', start, end) : undefined;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = text !== undefined ? JSON.parse(text) : this.decode?.(buffer, start, end);
     } catch (err) {
-      this.onMalformed(new MalformedWatchLineError(`not JSON: ${(err as Error).message}`, shorten(text)));
+      this.onMalformed(new MalformedWatchLineError(`not JSON: ${(err as Error).message}`, shorten(text ?? buffer.toString('utf8', start, end))));
       return;
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      this.onMalformed(new MalformedWatchLineError('not a JSON object', shorten(text)));
+      this.onMalformed(new MalformedWatchLineError('not a JSON object', shorten(text ?? buffer.toString('utf8', start, end))));
       return;
     }
     const event = parsed as { type?: unknown; object?: unknown };
     if (typeof event.type !== 'string') {
-      this.onMalformed(new MalformedWatchLineError('no "type"', shorten(text)));
+      this.onMalformed(new MalformedWatchLineError('no "type"', shorten(text ?? buffer.toString('utf8', start, end))));
       return;
     }
     if (event.object === null || typeof event.object !== 'object') {
-      this.onMalformed(new MalformedWatchLineError('no "object"', shorten(text)));
+      this.onMalformed(new MalformedWatchLineError('no "object"', shorten(text ?? buffer.toString('utf8', start, end))));
       return;
     }
     this.onEvent(event as WatchLine);

@@ -5,6 +5,7 @@ import { openCollection, requestAbort } from './collectionRequest.js';
 import { describeError } from './listWatchFaults.js';
 import type { HttpSettings, WatchEnd, WatchLineHandler } from './listWatchTransport.js';
 import { WatchLineReader } from './watchLineReader.js';
+import type { CompactCodec } from './compactCodec.js';
 
 /**
  * One watch request, read to its end: each line goes to `handler` as it
@@ -23,7 +24,7 @@ export async function readWatch(http: HttpSettings, query: URLSearchParams, hand
     }
     if (opened.response.statusCode !== 200) return { kind: 'failed', failure: await readFailure(opened.response) };
     handler.opened?.();
-    return await readWatchResponse(opened.response, handler, controller, watchdog, http.signal, http.maxObjectBytes);
+    return await readWatchResponse(opened.response, handler, controller, watchdog, http.signal, http.maxObjectBytes, http.codec);
   } finally {
     watchdog.stop();
     release();
@@ -45,6 +46,7 @@ function readWatchResponse(
   activity: IdleWatchdog,
   stop: AbortSignal,
   maxLineBytes: number,
+  codec: CompactCodec | undefined,
 ): Promise<WatchEnd> {
   return new Promise<WatchEnd>((resolve) => {
     let ended = false;
@@ -69,6 +71,7 @@ function readWatchResponse(
         const end = handler.oversized?.(bytes);
         if (end !== undefined) finish(end);
       },
+      codec === undefined ? undefined : (buffer, start, end) => codec.line(buffer, start, end),
     );
     response.on('data', (chunk: Buffer) => {
       activity.touch();

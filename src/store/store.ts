@@ -1,5 +1,6 @@
 import { isDelta, type DeltaEvent, type KubeObject, type ObjectKey } from '../types.js';
 import { NAMESPACE_INDEX, byNamespace, type IndexFunc, type Indexers } from './indexFunctions.js';
+import { readable } from '../util/compactObject.js';
 
 /**
  * A read-only view of a store: what reconciles and request handlers read.
@@ -95,7 +96,8 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
 
   /** The object under a key (`"namespace/name"` or `"name"`), if stored. */
   get(key: ObjectKey): T | undefined {
-    return this.objects.get(key);
+    const object = this.objects.get(key);
+    return object === undefined ? undefined : readable(object);
   }
 
   /** Whether an object is stored under `key`. */
@@ -105,7 +107,7 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
 
   /** Every stored object, in no particular order. O(n): a fresh array each call. */
   list(): T[] {
-    return Array.from(this.objects.values());
+    return Array.from(this.objects.values(), readable);
   }
 
   /** Every stored key, in no particular order. O(n): a fresh array each call. */
@@ -118,7 +120,7 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     const keys = this.index(indexName).get(value);
     if (keys === undefined) return [];
     const out: T[] = [];
-    for (const key of keys) out.push(this.objects.get(key) as T);
+    for (const key of keys) out.push(readable(this.objects.get(key) as T));
     return out;
   }
 

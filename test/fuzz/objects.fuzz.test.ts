@@ -5,6 +5,8 @@ import { deltas, NAMESPACE_INDEX, indexer, type StoreEvent, Store, type Lister, 
 import { byLabel, byOwnerUid, type IndexFunc, type Indexers } from '../../src/store/indexFunctions.js';
 import { IndexFunctionError } from '../../src/store/store.js';
 import { oddValue } from './arbitraries.js';
+import { CompactCodec } from '../../src/sources/compactCodec.js';
+import { readable } from '../../src/util/compactObject.js';
 
 /**
  * Objects with missing or odd metadata through objectKey, deltas() and indexer(): names and
@@ -132,6 +134,39 @@ function modelIndex(objects: Map<string, KubeObject>, func: IndexFunc): Map<stri
   return index;
 }
 
+/**
+ * The forms objects reach the store in: as they are, and as `listWatch({ compact: true })`
+ * emits them (read from their JSON bytes into compact views; readers get them decoded and
+ * frozen). The store's properties are the same for both; only what "the stored object" is
+ * differs: the object itself, or its decoded form.
+ */
+interface ObjectForm {
+  name: string;
+  events(events: ListWatchEvent[]): ListWatchEvent[];
+  expectStored(stored: KubeObject | undefined, object: KubeObject, key: string): void;
+}
+
+const asIs: ObjectForm = {
+  name: 'the store',
+  events: (events) => events,
+  expectStored: (stored, o, key) => expect(stored, key).to.equal(o),
+};
+
+const compact: ObjectForm = {
+  name: 'the compact store (objects as listWatch({ compact: true }) emits them)',
+  events: (events) => {
+    const codec = new CompactCodec({ dropManagedFields: false, transformed: false });
+    return events.map((e) => {
+      if (!('object' in e) || e.object === null || typeof e.object !== 'object' || Array.isArray(e.object)) return e;
+      return { ...e, object: codec.item(Buffer.from(JSON.stringify(e.object))) as KubeObject };
+    });
+  },
+  expectStored: (stored, o, key) => {
+    expect(stored, key).to.deep.equal(readable(o));
+    expect(Object.isFrozen(stored), `${key} is frozen`).to.equal(true);
+  },
+};
+
 describe('fuzz: odd objects through objectKey, deltas() and indexer()', () => {
   it('keys any value correctly or throws an InvalidObjectError that says what is wrong', () => {
     fc.assert(
@@ -160,7 +195,7 @@ describe('fuzz: odd objects through objectKey, deltas() and indexer()', () => {
    * after every event that the store equals the model; stops at the first
    * error of the pipeline and returns it.
    */
-  function follow(events: readonly ListWatchEvent[], indexers: Indexers): { failure: unknown; completed: boolean; model: Model; store: Store; reported: InvalidObjectError[]; out: StoreEvent[] } {
+  function follow(events: readonly ListWatchEvent[], indexers: Indexers, form: ObjectForm): { failure: unknown; completed: boolean; model: Model; store: Store; reported: InvalidObjectError[]; out: StoreEvent[] } {
     const model = new Model();
     const reported: InvalidObjectError[] = [];
     const out: StoreEvent[] = [];
@@ -179,7 +214,7 @@ describe('fuzz: odd objects through objectKey, deltas() and indexer()', () => {
       model.apply(e);
       for (const o of out) expect(o.store, 'every event carries the store it was applied to').to.equal(store.lister);
       expect(new Set(store.keys())).to.deep.equal(new Set(model.objects.keys()));
-      for (const [key, o] of model.objects) expect(store.get(key), key).to.equal(o);
+      for (const [key, o] of model.objects) form.expectStored(store.get(key), o, key);
       const rvNow = store.resourceVersion;
       if (rvNow !== undefined) expect(rvNow, 'the store resourceVersion is a string').to.be.a('string');
       if (failure !== undefined) break;
@@ -192,45 +227,47 @@ describe('fuzz: odd objects through objectKey, deltas() and indexer()', () => {
     return { failure, completed, model, store, reported, out };
   }
 
-  it('never stops the stream with index functions that work: unkeyable objects are reported and skipped, and the store equals the model after every event', () => {
-    fc.assert(
-      fc.property(fc.array(event, { maxLength: 40 }), (events) => {
-        const names: IndexFunc = (o) => [String(o.metadata.name)];
-        const { failure, completed, model, store } = follow(events, { app: byLabel('app'), owner: byOwnerUid, name: names });
-        expect(failure, 'the pipeline does not error').to.equal(undefined);
-        expect(completed).to.equal(true);
-        expectIndexConsistent(store, NAMESPACE_INDEX, modelIndex(model.objects, (o) => [(o.metadata.namespace as string | undefined) || '']));
-        expectIndexConsistent(store, 'app', modelIndex(model.objects, byLabel('app')));
-        expectIndexConsistent(store, 'owner', modelIndex(model.objects, byOwnerUid));
-        expectIndexConsistent(store, 'name', modelIndex(model.objects, names));
-      }),
-      { numRuns: 800 },
-    );
-  });
+  for (const form of [asIs, compact]) {
+    it(`never stops the stream with index functions that work: unkeyable objects are reported and skipped, and the store equals the model after every event (${form.name})`, () => {
+      fc.assert(
+        fc.property(fc.array(event, { maxLength: 40 }).map(form.events), (events) => {
+          const names: IndexFunc = (o) => [String(o.metadata.name)];
+          const { failure, completed, model, store } = follow(events, { app: byLabel('app'), owner: byOwnerUid, name: names }, form);
+          expect(failure, 'the pipeline does not error').to.equal(undefined);
+          expect(completed).to.equal(true);
+          expectIndexConsistent(store, NAMESPACE_INDEX, modelIndex(model.objects, (o) => [(o.metadata.namespace as string | undefined) || '']));
+          expectIndexConsistent(store, 'app', modelIndex(model.objects, byLabel('app')));
+          expectIndexConsistent(store, 'owner', modelIndex(model.objects, byOwnerUid));
+          expectIndexConsistent(store, 'name', modelIndex(model.objects, names));
+        }),
+        { numRuns: 800 },
+      );
+    });
 
-  it('stops the stream at the first object a broken index function fails on, with the store consistent up to there', () => {
-    fc.assert(
-      fc.property(fc.array(event, { maxLength: 40 }), (events) => {
-        const { failure, completed, model, store } = follow(events, { app: byLabel('app'), owner: byOwnerUid, name: throwsForB, sloppy });
-        if (failure !== undefined) {
-          // Only the two broken index functions may stop it, each for the one object it fails on.
-          expect(failure).to.be.instanceOf(IndexFunctionError);
-          const { index, key } = failure as IndexFunctionError;
-          expect(`${index} ${splitKey(key).name}`).to.be.oneOf(['name b', 'sloppy c']);
-        } else {
-          // Then no object the broken functions fail on ever reached the store.
-          expect([...model.objects.values()].map((o) => o.metadata.name)).to.not.include.oneOf(['b', 'c']);
-        }
-        expect(completed).to.equal(failure === undefined);
-        expectIndexConsistent(store, NAMESPACE_INDEX, modelIndex(model.objects, (o) => [(o.metadata.namespace as string | undefined) || '']));
-        expectIndexConsistent(store, 'app', modelIndex(model.objects, byLabel('app')));
-        expectIndexConsistent(store, 'owner', modelIndex(model.objects, byOwnerUid));
-        expectIndexConsistent(store, 'name', modelIndex(model.objects, throwsForB));
-        expectIndexConsistent(store, 'sloppy', modelIndex(model.objects, sloppy));
-      }),
-      { numRuns: 800 },
-    );
-  });
+    it(`stops the stream at the first object a broken index function fails on, with the store consistent up to there (${form.name})`, () => {
+      fc.assert(
+        fc.property(fc.array(event, { maxLength: 40 }).map(form.events), (events) => {
+          const { failure, completed, model, store } = follow(events, { app: byLabel('app'), owner: byOwnerUid, name: throwsForB, sloppy }, form);
+          if (failure !== undefined) {
+            // Only the two broken index functions may stop it, each for the one object it fails on.
+            expect(failure).to.be.instanceOf(IndexFunctionError);
+            const { index, key } = failure as IndexFunctionError;
+            expect(`${index} ${splitKey(key).name}`).to.be.oneOf(['name b', 'sloppy c']);
+          } else {
+            // Then no object the broken functions fail on ever reached the store.
+            expect([...model.objects.values()].map((o) => o.metadata.name)).to.not.include.oneOf(['b', 'c']);
+          }
+          expect(completed).to.equal(failure === undefined);
+          expectIndexConsistent(store, NAMESPACE_INDEX, modelIndex(model.objects, (o) => [(o.metadata.namespace as string | undefined) || '']));
+          expectIndexConsistent(store, 'app', modelIndex(model.objects, byLabel('app')));
+          expectIndexConsistent(store, 'owner', modelIndex(model.objects, byOwnerUid));
+          expectIndexConsistent(store, 'name', modelIndex(model.objects, throwsForB));
+          expectIndexConsistent(store, 'sloppy', modelIndex(model.objects, sloppy));
+        }),
+        { numRuns: 800 },
+      );
+    });
+  }
 
   it('takes an object back under its key only when it is recreated: a uid that is not a string never counts as a new one', () => {
     // The model is a history of objects under one name, not of uids: each step either changes the object

@@ -1,0 +1,312 @@
+import { CompactRecord, DecodedCache, compactRecordOf, compactView, deepFreeze } from '../util/compactObject.js';
+import { dropManagedFields } from './transforms.js';
+import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans, type KnownValue } from '../util/jsonSpans.js';
+import { SpanInterner } from './spanInterner.js';
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Distinct small strings (apiVersion, kind) and key lists kept for sharing; past this, new ones are not kept. */
+const SHARED_SMALL = 4096;
+
+/** How the codec's objects are shaped. */
+export interface CompactCodecOptions {
+  /** Leave `metadata.managedFields` out at the byte level (the source's transform is `dropManagedFields`). */
+  dropManagedFields: boolean;
+  /** A transform will run on each object: its metadata is frozen after it (`sealCompact`), not when built. */
+  transformed: boolean;
+}
+
+/**
+ * Reads objects from their bytes into the compact cache's form
+ * (`CompactRecord`, see `util/compactObject.ts`) without `JSON.parse`ing
+ * them whole: `jsonSpans` finds the members, only `metadata` is decoded
+ * (its nested values shared across objects through `SpanInterner`), and
+ * the rest is kept as text. One per source.
+ */
+export class CompactCodec {
+  private readonly spans: JsonSpans = jsonSpans();
+  private readonly interner = new SpanInterner();
+  private readonly cache = new DecodedCache();
+  private readonly small = new Map<string, string>();
+  private readonly keyLists = new Map<string, readonly string[]>();
+
+  /** Metadata's nested values the interner has just seen are stepped over by the scanner, not scanned. */
+  private readonly known: KnownValue = (buf, spans, m, start) => {
+    const parent = spans.data[m * FIELDS + PARENT] as number;
+    return parent !== -1 && keyIs(buf, spans, parent, 'metadata') ? this.interner.knownEnd(buf, spans, m, start) : -1;
+  };
+
+  constructor(private readonly options: CompactCodecOptions) {}
+
+  /**
+   * A list item's bytes: its compact view, or (not an object) what
+   * `JSON.parse` gives. Throws a SyntaxError for what is not JSON up to the
+   * end of its metadata; the rest is checked when it is read.
+   */
+  item(buf: Buffer): unknown {
+    if (!startsObject(buf, 0, buf.length)) return JSON.parse(buf.toString('utf8')) as unknown;
+    let end = buf.length;
+    while (end > 0 && isSpace(buf[end - 1] as number)) end--;
+    // The list parser found the item's end, balancing brackets and strings: past metadata it can stay unread.
+    const lazy = buf[end - 1] === CLOSE_BRACE ? this.unreadTail(buf, 0, end) : undefined;
+    if (lazy !== undefined) return lazy;
+    const error = scanObject(buf, 0, buf.length, 2, this.spans);
+    if (error !== undefined) throw new SyntaxError(error);
+    return this.build(buf, -1, 0, this.spans.count, -1, -1);
+  }
+
+  /**
+   * One watch line (`{"type":…,"object":{…}}`): the event with its object
+   * in compact form for ADDED, MODIFIED and DELETED; decoded as usual for
+   * anything else (bookmarks, errors, what is not an event, for the reader
+   * to judge). Throws a SyntaxError for what is not JSON.
+   */
+  line(chunk: Buffer, from: number, to: number): unknown {
+    // The line alone: the scanner's searches then stop at its end, not at the chunk's.
+    const buf = from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to);
+    const start = 0;
+    const end = buf.length;
+    const fast = this.eventOfKube(buf);
+    if (fast !== undefined) return fast;
+    if (!startsObject(buf, start, end)) return JSON.parse(buf.toString('utf8', start, end)) as unknown;
+    const spans = this.spans;
+    const error = scanObject(buf, start, end, 3, spans);
+    if (error !== undefined) throw new SyntaxError(error);
+    let type: string | undefined;
+    let object = -1;
+    const d = spans.data;
+    for (let m = 0; m < spans.count; m++) {
+      if (d[m * FIELDS + DEPTH] !== 1) continue;
+      if (keyIs(buf, spans, m, 'type')) type = this.stringValue(buf, m);
+      else if (keyIs(buf, spans, m, 'object')) object = m;
+    }
+    if (object === -1 || (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') || buf[d[object * FIELDS + VALUE_START] as number] !== OPEN_BRACE) {
+      return JSON.parse(buf.toString('utf8', start, end)) as unknown;
+    }
+    // The object's members follow it, up to the next member of depth 1.
+    let last = object + 1;
+    while (last < spans.count && (d[last * FIELDS + DEPTH] as number) > 1) last++;
+    return { type, object: this.build(buf, object, object + 1, last, -1, -1) };
+  }
+
+  /**
+   * A watch event as kube writes one (`{"type":"MODIFIED","object":{…}}`, the
+   * two fields of `metav1.WatchEvent`, in that order): its object is read as
+   * `unreadTail` reads it. Undefined for any other line, which is read whole.
+   */
+  private eventOfKube(buf: Buffer): unknown {
+    const n = buf.length;
+    if (n < 30 || !bytesAre(buf, 0, '{"type":"')) return undefined;
+    const q = buf.indexOf(QUOTE, 9);
+    if (q === -1 || !bytesAre(buf, q, '","object":{')) return undefined;
+    const type = buf.toString('latin1', 9, q);
+    if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return undefined;
+    // The line ends with the object's brace and the event's.
+    let e = n - 1;
+    while (e > q && isSpace(buf[e] as number)) e--;
+    if (buf[e] !== CLOSE_BRACE) return undefined;
+    e--;
+    while (e > q && isSpace(buf[e] as number)) e--;
+    if (buf[e] !== CLOSE_BRACE) return undefined;
+    const object = this.unreadTail(buf, q + 11, e + 1);
+    return object === undefined ? undefined : { type, object };
+  }
+
+  /**
+   * The object in `buf[start, end)` (its closing brace at `end - 1`), read
+   * up to the end of its `metadata`: what follows (`spec`, `status`) is kept
+   * unread, to be checked and decoded when it is read. Undefined when that
+   * cannot be trusted to hold only body members (an `apiVersion` or `kind`
+   * neither before metadata nor surely absent after it): the caller reads
+   * it whole.
+   */
+  private unreadTail(buf: Buffer, start: number, end: number): unknown {
+    const spans = this.spans;
+    const error = scanObject(buf, start, end, 2, spans, 'metadata', this.known);
+    if (error !== undefined) throw new SyntaxError(error);
+    const stopped = spans.stopped;
+    if (stopped === -1) return this.build(buf, -1, 0, spans.count, -1, -1);
+    let tail = stopped;
+    const close = end - 1;
+    while (tail < close && isSpace(buf[tail] as number)) tail++;
+    if (tail === close) return this.build(buf, -1, 0, spans.count, -1, -1);
+    if (buf[tail] !== COMMA) throw new SyntaxError(`expected "," after metadata at byte ${tail - start}`);
+    // A list item has neither (the list's are stamped on it): a search of the tail is cheaper than scanning it.
+    for (const key of ['"apiVersion"', '"kind"']) {
+      if (this.headHas(buf, key.slice(1, -1))) continue;
+      const at = buf.indexOf(key, tail);
+      if (at !== -1 && at < close) return undefined;
+    }
+    return this.build(buf, -1, 0, spans.count, tail + 1, end);
+  }
+
+  private headHas(buf: Buffer, key: string): boolean {
+    const spans = this.spans;
+    for (let m = 0; m < spans.count; m++) if (spans.data[m * FIELDS + DEPTH] === 1 && keyIs(buf, spans, m, key)) return true;
+    return false;
+  }
+
+  /**
+   * The compact view of the object whose members are `first..last` with
+   * parent `parent`, and (`tailStart` not -1) whose body goes on, unread,
+   * with the members in `buf[tailStart, tailEnd)` (its closing brace included).
+   */
+  private build(buf: Buffer, parent: number, first: number, last: number, tailStart: number, tailEnd: number): unknown {
+    const spans = this.spans;
+    const d = spans.data;
+    let apiVersion: unknown;
+    let kind: unknown;
+    let metadata: unknown;
+    const body: number[] = [];
+    /** The body's members are one run of bytes (nothing else between them). */
+    let contiguous = true;
+    for (let m = first; m < last; m++) {
+      if (d[m * FIELDS + PARENT] !== parent) continue;
+      if (keyIs(buf, spans, m, 'metadata')) {
+        metadata = this.metadata(buf, m, last);
+        if (body.length > 0) contiguous = false;
+      } else if (keyIs(buf, spans, m, 'apiVersion')) {
+        apiVersion = this.smallValue(buf, m);
+        if (body.length > 0) contiguous = false;
+      } else if (keyIs(buf, spans, m, 'kind')) {
+        kind = this.smallValue(buf, m);
+        if (body.length > 0) contiguous = false;
+      } else {
+        body.push(m);
+      }
+    }
+    let text: string | undefined;
+    let keys: readonly string[] | undefined = [];
+    if (tailStart !== -1) {
+      const tail = buf.toString('utf8', tailStart, tailEnd);
+      text = body.length === 0 ? `{${tail}` : `${joinMembers(buf, d, body).slice(0, -1)},${tail}`;
+      keys = undefined;
+    } else if (body.length > 0) {
+      text = contiguous ? `{${buf.toString('utf8', memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number))}}` : joinMembers(buf, d, body);
+      keys = this.keyList(buf, body);
+    }
+    if (!this.options.transformed) deepFreeze(metadata);
+    return compactView(new CompactRecord(apiVersion, kind, metadata, text, keys, this.cache));
+  }
+
+  /** Metadata decoded: its scalars by one `JSON.parse`, its objects and arrays through the interner. */
+  private metadata(buf: Buffer, member: number, last: number): unknown {
+    const spans = this.spans;
+    const d = spans.data;
+    const start = d[member * FIELDS + VALUE_START] as number;
+    const end = d[member * FIELDS + VALUE_END] as number;
+    if (buf[start] !== OPEN_BRACE) return JSON.parse(buf.toString('utf8', start, end)) as unknown;
+    const scalars: number[] = [];
+    const nested: number[] = [];
+    let ordered = true;
+    for (let m = member + 1; m < last && (d[m * FIELDS + DEPTH] as number) > (d[member * FIELDS + DEPTH] as number); m++) {
+      if (d[m * FIELDS + PARENT] !== member) continue;
+      const first = buf[d[m * FIELDS + VALUE_START] as number];
+      if (first === OPEN_BRACE || first === OPEN_BRACKET) nested.push(m);
+      else {
+        if (nested.length > 0) ordered = false;
+        scalars.push(m);
+      }
+    }
+    let out: Record<string, unknown>;
+    if (nested.length === 0) out = JSON.parse(buf.toString('utf8', start, end)) as Record<string, unknown>;
+    else if (scalars.length === 0) out = {};
+    else if (ordered) out = JSON.parse(`{${buf.toString('utf8', memberStart(d, scalars[0] as number), memberEnd(d, scalars[scalars.length - 1] as number))}}`) as Record<string, unknown>;
+    else out = JSON.parse(joinMembers(buf, d, scalars)) as Record<string, unknown>;
+    for (const m of nested) {
+      const key = memberKey(buf, spans, m);
+      if (key === 'managedFields' && this.options.dropManagedFields) {
+        delete out[key];
+        continue;
+      }
+      out[key] = this.interner.value(key, buf, d[m * FIELDS + VALUE_START] as number, memberEnd(d, m));
+    }
+    return out;
+  }
+
+  /** A string member's value; undefined if it is not a string. */
+  private stringValue(buf: Buffer, m: number): string | undefined {
+    const d = this.spans.data;
+    const start = d[m * FIELDS + VALUE_START] as number;
+    const end = d[m * FIELDS + VALUE_END] as number;
+    if (buf[start] !== QUOTE) return undefined;
+    const slash = buf.indexOf(BACKSLASH, start);
+    if (slash !== -1 && slash < end) return JSON.parse(buf.toString('utf8', start, end)) as string;
+    return buf.toString('utf8', start + 1, end - 1);
+  }
+
+  /** `apiVersion` or `kind`: decoded, and one string for each distinct value. */
+  private smallValue(buf: Buffer, m: number): unknown {
+    const value = this.stringValue(buf, m);
+    if (value === undefined) {
+      const d = this.spans.data;
+      return JSON.parse(buf.toString('utf8', d[m * FIELDS + VALUE_START] as number, d[m * FIELDS + VALUE_END] as number)) as unknown;
+    }
+    const shared = this.small.get(value);
+    if (shared !== undefined) return shared;
+    if (this.small.size < SHARED_SMALL) this.small.set(value, value);
+    return value;
+  }
+
+  /** One frozen array per distinct list of body keys (duplicates removed: the last of a key wins, as in `JSON.parse`). */
+  private keyList(buf: Buffer, members: number[]): readonly string[] {
+    const keys: string[] = [];
+    for (const m of members) keys.push(memberKey(buf, this.spans, m));
+    const joined = keys.join('\u0000');
+    const shared = this.keyLists.get(joined);
+    if (shared !== undefined) return shared;
+    const list = Object.freeze([...new Set(keys)]);
+    if (this.keyLists.size < SHARED_SMALL) this.keyLists.set(joined, list);
+    return list;
+  }
+}
+
+/** Where member `m` begins: its key's opening quote. */
+function memberStart(d: Int32Array, m: number): number {
+  return (d[m * FIELDS + KEY_START] as number) - 1;
+}
+
+function memberEnd(d: Int32Array, m: number): number {
+  return d[m * FIELDS + VALUE_END] as number;
+}
+
+/** The members `ms` as the text of one object. */
+function joinMembers(buf: Buffer, d: Int32Array, ms: number[]): string {
+  const parts: string[] = [];
+  for (const m of ms) parts.push(buf.toString('utf8', memberStart(d, m), memberEnd(d, m)));
+  return `{${parts.join(',')}}`;
+}
+
+function bytesAre(buf: Buffer, at: number, ascii: string): boolean {
+  if (at + ascii.length > buf.length) return false;
+  for (let k = 0; k < ascii.length; k++) if (buf[at + k] !== ascii.charCodeAt(k)) return false;
+  return true;
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+function startsObject(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    if (isSpace(buf[i] as number)) continue;
+    return buf[i] === OPEN_BRACE;
+  }
+  return false;
+}
+
+/** The codec of a compact source whose transform is `transform`. */
+export function compactCodec(transform: ((object: never) => unknown) | undefined): CompactCodec {
+  return new CompactCodec({ dropManagedFields: transform === dropManagedFields, transformed: transform !== undefined });
+}
+
+/** After a transform: a compact object's metadata (and what is in it) is frozen, as it is at once without one. */
+export function sealCompact<T>(object: T): T {
+  const record = compactRecordOf(object);
+  if (record !== undefined) deepFreeze(record.metadata);
+  return object;
+}

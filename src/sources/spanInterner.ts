@@ -1,0 +1,144 @@
+import { deepFreeze } from '../util/compactObject.js';
+import { keyIs, type JsonSpans } from '../util/jsonSpans.js';
+
+/** Lookups per field between decisions on whether interning it pays. */
+const WINDOW = 1024;
+/** With interning off, one lookup in this many still goes through the table, to notice when sharing returns. */
+const SAMPLE = 64;
+
+interface FieldStats {
+  interning: boolean;
+  lookups: number;
+  hits: number;
+  /** The bytes of the field's last value, and the value: objects in a row often share it, and bytes compare faster than a string is made and hashed. */
+  lastBytes: Buffer | undefined;
+  last: unknown;
+}
+
+/**
+ * Decodes the object and array values of metadata fields (labels,
+ * annotations, ownerReferences, finalizers, managedFields) so that equal
+ * texts give one shared frozen value: the pods of one ReplicaSet share
+ * their labels, owner reference and managedFields, and each copy would
+ * cost more than the JSON it came from. The table holds its values weakly
+ * (a value no object uses any more is collected, and its entry goes), and a
+ * field whose values turn out not to repeat (fewer than one lookup in eight
+ * finds its text) is decoded without the table, checked again now and then.
+ * One per source: nothing is shared between sources.
+ */
+export class SpanInterner {
+  private readonly table = new Map<string, WeakRef<object>>();
+  private readonly stats = new Map<string, FieldStats>();
+  /** The fields' stats, in an array to search by key bytes (a handful of fields). */
+  private readonly fields: [string, FieldStats][] = [];
+  private readonly registry = new FinalizationRegistry<string>((text) => {
+    const ref = this.table.get(text);
+    if (ref !== undefined && ref.deref() === undefined) this.table.delete(text);
+  });
+
+  /** The decoded, frozen value of the JSON in `buf[start, end)`, the value of field `field`, shared with earlier equal ones where that pays. */
+  value(field: string, buf: Buffer, start: number, end: number): unknown {
+    let stats = this.stats.get(field);
+    if (stats === undefined) {
+      this.stats.set(field, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined }));
+      this.fields.push([field, stats]);
+    }
+    const lookups = ++stats.lookups;
+    if (!stats.interning && lookups % SAMPLE !== 0) return this.decode(field, buf.toString('utf8', start, end));
+    const last = stats.lastBytes;
+    if (last !== undefined && last.length === end - start && buf.compare(last, 0, last.length, start, end) === 0) {
+      stats.hits++;
+      return stats.last;
+    }
+    const text = buf.toString('utf8', start, end);
+    let value: unknown = this.table.get(text)?.deref();
+    if (value !== undefined) {
+      stats.hits++;
+    } else {
+      value = this.decode(field, text);
+      if (value !== null && typeof value === 'object') {
+        this.table.set(text, new WeakRef(value));
+        this.registry.register(value, text);
+      }
+    }
+    if (stats.interning) {
+      // A copy: a view would keep the whole chunk it came in alive.
+      stats.lastBytes = Buffer.from(buf.subarray(start, end));
+      stats.last = value;
+    }
+    this.decide(stats, lookups);
+    return value;
+  }
+
+  /** After a window of lookups: whether the field's values repeat enough to go on looking them up. */
+  private decide(stats: FieldStats, lookups: number): void {
+    const counted = stats.interning ? lookups : lookups / SAMPLE;
+    if (counted < WINDOW) return;
+    stats.interning = stats.hits * 8 >= counted;
+    stats.lookups = 0;
+    stats.hits = 0;
+    if (!stats.interning) {
+      stats.lastBytes = undefined;
+      stats.last = undefined;
+    }
+  }
+
+  /**
+   * A value decoded and frozen. In an array of objects (managedFields,
+   * ownerReferences), the objects' own object members are shared too: the
+   * managedFields entries of one owner's objects differ by their `time`
+   * alone, and their `fieldsV1`, the bulk of them, is the same.
+   */
+  private decode(field: string, text: string): unknown {
+    const value = JSON.parse(text) as unknown;
+    if (Array.isArray(value)) {
+      for (const entry of value as unknown[]) {
+        if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) continue;
+        const members = entry as Record<string, unknown>;
+        for (const key of Object.keys(members)) {
+          const member = members[key];
+          if (member !== null && typeof member === 'object') members[key] = this.nested(`${field}[].${key}`, member);
+        }
+      }
+    }
+    return deepFreeze(value);
+  }
+
+  /** One shared frozen copy of `value`, the member found at `path`, while its values repeat. */
+  private nested(path: string, value: object): unknown {
+    let stats = this.stats.get(path);
+    if (stats === undefined) this.stats.set(path, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined }));
+    const lookups = ++stats.lookups;
+    if (!stats.interning && lookups % SAMPLE !== 0) return value;
+    const text = JSON.stringify(value);
+    let shared: unknown = this.table.get(text)?.deref();
+    if (shared !== undefined) stats.hits++;
+    else {
+      shared = deepFreeze(value);
+      this.table.set(text, new WeakRef(value));
+      this.registry.register(value, text);
+    }
+    this.decide(stats, lookups);
+    return shared;
+  }
+
+  /**
+   * Where the value of the field whose key is member `m`'s, starting at
+   * `start`, ends, if its bytes are those of the field's last value; else -1.
+   * The scanner steps over such a value unread (`KnownValue`).
+   */
+  knownEnd(buf: Buffer, spans: JsonSpans, m: number, start: number): number {
+    for (const [field, stats] of this.fields) {
+      const last = stats.lastBytes;
+      if (last === undefined || !keyIs(buf, spans, m, field)) continue;
+      const end = start + last.length;
+      return end <= buf.length && buf.compare(last, 0, last.length, start, end) === 0 ? end : -1;
+    }
+    return -1;
+  }
+
+  /** Distinct texts held (for tests and benchmarks). */
+  get size(): number {
+    return this.table.size;
+  }
+}

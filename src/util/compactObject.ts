@@ -1,0 +1,172 @@
+import type { KubeObject } from '../types.js';
+
+/**
+ * An object as the compact cache keeps it (`listWatch(..., { compact: true })`):
+ * `apiVersion`, `kind` and `metadata` decoded, everything else as the JSON
+ * text it came in, decoded when it is read. What flows through `deltas()`
+ * and the store is a read-only view of it (`compactView`): reading
+ * `metadata` costs nothing more than on a parsed object, reading any other
+ * field decodes the body once (a small cache of decoded objects, shared by
+ * the records of one source, makes a second read of the same object free).
+ * The store hands readers the decoded object (`readable`): an ordinary
+ * frozen object, equal to what the server sent.
+ */
+export class CompactRecord {
+  constructor(
+    /** Undefined when the object has none (a list item the list's kind has not been stamped on yet). */
+    public apiVersion: unknown,
+    public kind: unknown,
+    public metadata: unknown,
+    /** The other members as the text of one JSON object, or undefined when there are none. */
+    readonly body: string | undefined,
+    /** The body's keys in order (shared by the records that have the same ones), or undefined until it is decoded: the body was kept unread. */
+    private bodyKeys: readonly string[] | undefined,
+    private readonly cache: DecodedCache,
+  ) {}
+
+  /** The whole object, decoded and frozen; cached, so a reconcile that reads it twice pays once. */
+  decoded(): KubeObject {
+    const hit = this.cache.get(this);
+    if (hit !== undefined) return hit;
+    const out: Record<string, unknown> = {};
+    if (this.apiVersion !== undefined) out.apiVersion = this.apiVersion;
+    if (this.kind !== undefined) out.kind = this.kind;
+    // Frozen already (the source seals it once its transform ran).
+    if (this.metadata !== undefined) out.metadata = this.metadata;
+    if (this.body !== undefined) {
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(this.body) as Record<string, unknown>;
+      } catch (err) {
+        const { namespace, name } = (this.metadata ?? {}) as { namespace?: unknown; name?: unknown };
+        throw new SyntaxError(`the cached object ${String(namespace ?? '')}/${String(name)} cannot be decoded: the server sent a body that is not JSON (${(err as Error).message})`);
+      }
+      this.bodyKeys ??= Object.keys(body);
+      for (const key of this.bodyKeys) out[key] = deepFreeze(body[key]);
+    }
+    const object = Object.freeze(out) as unknown as KubeObject;
+    this.cache.set(this, object);
+    return object;
+  }
+
+  /** Whether `key` is one of the object's own members. */
+  owns(key: string): boolean {
+    if (key === 'apiVersion') return this.apiVersion !== undefined;
+    if (key === 'kind') return this.kind !== undefined;
+    if (key === 'metadata') return this.metadata !== undefined;
+    return this.body !== undefined && this.keysOfBody().includes(key);
+  }
+
+  private keysOfBody(): readonly string[] {
+    if (this.bodyKeys === undefined) this.decoded();
+    return this.bodyKeys ?? [];
+  }
+
+  /** The object's own keys, in the order `decoded()` has them. */
+  keys(): string[] {
+    const keys: string[] = [];
+    if (this.apiVersion !== undefined) keys.push('apiVersion');
+    if (this.kind !== undefined) keys.push('kind');
+    if (this.metadata !== undefined) keys.push('metadata');
+    if (this.body !== undefined) for (const key of this.keysOfBody()) keys.push(key);
+    return keys;
+  }
+
+  /** One member's value; the body is decoded for any but the three kept decoded. */
+  member(key: string): unknown {
+    if (key === 'metadata') return this.metadata;
+    if (key === 'apiVersion') return this.apiVersion;
+    if (key === 'kind') return this.kind;
+    if (!this.owns(key)) return undefined;
+    return (this.decoded() as unknown as Record<string, unknown>)[key];
+  }
+}
+
+/**
+ * The most recently decoded objects of one source, by record: a reconcile
+ * reads its object a few times (the lister, then a predicate or a status
+ * update), and each read after the first is free. Least recently used goes.
+ */
+export class DecodedCache {
+  private readonly entries = new Map<CompactRecord, KubeObject>();
+
+  constructor(private readonly capacity = 256) {}
+
+  get(record: CompactRecord): KubeObject | undefined {
+    const hit = this.entries.get(record);
+    if (hit !== undefined && this.entries.size > 1) {
+      this.entries.delete(record);
+      this.entries.set(record, hit);
+    }
+    return hit;
+  }
+
+  set(record: CompactRecord, object: KubeObject): void {
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as CompactRecord);
+    this.entries.set(record, object);
+  }
+}
+
+const RECORD = Symbol('rxkube.compactRecord');
+
+function refuse(): boolean {
+  // Strict-mode code that writes to it gets a TypeError, as it would from a frozen object.
+  return false;
+}
+
+/**
+ * The view handed downstream: looks like the ordinary object to every read
+ * (property access, `in`, `Object.keys`, spread, `JSON.stringify`), refuses
+ * every write, and decodes the body only when a field of it is read.
+ */
+const VIEW: ProxyHandler<CompactRecord> = Object.freeze({
+  get(record: CompactRecord, key: string | symbol): unknown {
+    if (key === RECORD) return record;
+    if (typeof key === 'string' && record.owns(key)) return record.member(key);
+    return Reflect.get(Object.prototype, key) as unknown;
+  },
+  has(record: CompactRecord, key: string | symbol): boolean {
+    return (typeof key === 'string' && record.owns(key)) || key in Object.prototype;
+  },
+  ownKeys(record: CompactRecord): string[] {
+    return record.keys();
+  },
+  getOwnPropertyDescriptor(record: CompactRecord, key: string | symbol): PropertyDescriptor | undefined {
+    if (typeof key !== 'string' || !record.owns(key)) return undefined;
+    return { value: record.member(key), writable: false, enumerable: true, configurable: true };
+  },
+  getPrototypeOf(): object {
+    return Object.prototype;
+  },
+  set: refuse,
+  defineProperty: refuse,
+  deleteProperty: refuse,
+  setPrototypeOf: refuse,
+  preventExtensions: refuse,
+});
+
+/** The read-only view of a record that flows through `deltas()` and the store. */
+export function compactView<T extends KubeObject>(record: CompactRecord): T {
+  return new Proxy(record, VIEW) as unknown as T;
+}
+
+/** The record behind a compact view, or undefined for an ordinary object. */
+export function compactRecordOf(object: unknown): CompactRecord | undefined {
+  if (object === null || typeof object !== 'object') return undefined;
+  return (object as { [RECORD]?: CompactRecord })[RECORD];
+}
+
+/** What a reader gets for a stored object: the object itself, or, for a compact view, the decoded object. */
+export function readable<T extends KubeObject>(object: T): T {
+  const record = (object as { [RECORD]?: CompactRecord })[RECORD];
+  return record === undefined ? object : (record.decoded() as T);
+}
+
+/** Freezes a value and everything in it; what is frozen already is taken as frozen through. */
+export function deepFreeze<V>(value: V): V {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) for (const item of value) deepFreeze(item);
+  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
+}

@@ -1,0 +1,213 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { Subject } from 'rxjs';
+import { annotationsChanged, deltas, dropManagedFields, filterDeltas, generationChanged, indexer, labelsChanged, mapToOwners, or, resourceVersionChanged, type KubeObject, type ListWatchEvent, type StoreEvent } from 'rxkube';
+import { byLabel, byOwnerUid } from '../../src/store/indexFunctions.js';
+import { CompactCodec, compactCodec } from '../../src/sources/compactCodec.js';
+import { ListBodyParser } from '../../src/sources/listBodyParser.js';
+import { MalformedWatchLineError, WatchLineReader, type WatchLine } from '../../src/sources/watchLineReader.js';
+import { compactRecordOf, readable } from '../../src/util/compactObject.js';
+
+type Plain = Record<string, unknown>;
+
+const codec = () => new CompactCodec({ dropManagedFields: false, transformed: false });
+
+const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
+/** Objects shaped as kube sends them, with odd corners: escapes, unicode, braces in strings, keys in any order. */
+const kubeObject: fc.Arbitrary<Plain> = fc
+  .record(
+    {
+      apiVersion: fc.constantFrom('v1', 'apps/v1', 'example.com/v1"quoted"'),
+      kind: fc.constantFrom('Pod', 'ConfigMap', 'Thing{}'),
+      metadata: fc.record(
+        {
+          name,
+          namespace: fc.constantFrom('default', 'ns-ü', 'a\\b'),
+          uid: fc.uuid(),
+          resourceVersion: fc.integer({ min: 1 }).map(String),
+          generation: fc.integer(),
+          labels: fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ unit: 'grapheme', maxLength: 5 }), { maxKeys: 3 }),
+          annotations: fc.dictionary(fc.string({ maxLength: 5 }), fc.constantFrom('{"a":[1]}', '}]', '\\"', '\n\t')),
+          ownerReferences: fc.array(fc.record({ uid: fc.uuid(), name, controller: fc.boolean() }), { maxLength: 2 }),
+          finalizers: fc.array(name, { maxLength: 2 }),
+          managedFields: fc.array(fc.record({ manager: name, fieldsV1: fc.constant({ 'f:metadata': { 'k:{"uid":"x"}': {} } }) }), { maxLength: 2 }),
+        },
+        { requiredKeys: ['name'] },
+      ),
+      spec: fc.jsonValue({ maxDepth: 3 }),
+      status: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+      data: fc.dictionary(fc.string({ unit: 'grapheme', maxLength: 4 }), fc.string({ unit: 'grapheme', maxLength: 6 }), { maxKeys: 3 }),
+    },
+    { requiredKeys: ['metadata'] },
+  )
+  .chain((o) => fc.shuffledSubarray(Object.keys(o), { minLength: Object.keys(o).length }).map((order) => Object.fromEntries(order.map((k) => [k, (o as Plain)[k]]))));
+
+function expectDeepFrozen(value: unknown, path = 'object'): void {
+  if (value === null || typeof value !== 'object') return;
+  expect(Object.isFrozen(value), `${path} is frozen`).to.equal(true);
+  for (const [k, v] of Object.entries(value)) expectDeepFrozen(v, `${path}.${k}`);
+}
+
+/** What every reader of a compact object must see: the object, as JSON.parse gives it. */
+function expectReadsAs(view: unknown, expected: Plain): void {
+  expect(compactRecordOf(view), 'a compact view').to.not.equal(undefined);
+  const decoded = readable(view as KubeObject);
+  expect(decoded).to.deep.equal(expected);
+  expect(compactRecordOf(decoded), 'readers get an ordinary object').to.equal(undefined);
+  expectDeepFrozen(decoded);
+  // The view itself reads as the object through every way of reading one.
+  expect(JSON.parse(JSON.stringify(view))).to.deep.equal(expected);
+  expect({ ...(view as Plain) }).to.deep.equal(expected);
+  expect(new Set(Object.keys(view as Plain))).to.deep.equal(new Set(Object.keys(expected)));
+  for (const key of Object.keys(expected)) {
+    expect(key in (view as Plain), key).to.equal(true);
+    expect((view as Plain)[key], key).to.deep.equal(expected[key]);
+  }
+  expect('nothing' in (view as Plain)).to.equal(false);
+  expect((view as Plain).nothing).to.equal(undefined);
+}
+
+describe('the compact cache codec: objects read from their bytes, metadata decoded, the rest kept as text', () => {
+  it('reads list items and watch lines, in any key order and spacing, as JSON.parse does (property)', () => {
+    const c = codec();
+    fc.assert(
+      fc.property(kubeObject, fc.constantFrom('MODIFIED', 'ADDED', 'DELETED'), fc.constantFrom(undefined, 1), fc.boolean(), (object, type, indent, typeFirst) => {
+        const text = JSON.stringify(object, null, indent);
+        const expected = JSON.parse(text) as Plain;
+        expectReadsAs(c.item(Buffer.from(text)), expected);
+        const event = typeFirst ? `{"type":"${type}","object":${text}}` : `{"object":${text},"type":"${type}"}`;
+        const line = Buffer.from(`  ${event}  \n`);
+        const got = c.line(line, 2, line.length - 1) as WatchLine;
+        expect(got.type).to.equal(type);
+        expectReadsAs(got.object, expected);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('refuses every write to a view, as a frozen object does, and freezes metadata', () => {
+    const view = codec().item(Buffer.from('{"kind":"Pod","metadata":{"name":"a","labels":{"x":"1"}},"spec":{"n":1}}')) as Plain & { metadata: Plain & { labels: Plain } };
+    expect(() => (view.kind = 'x')).to.throw(TypeError);
+    expect(() => delete view.spec).to.throw(TypeError);
+    expect(() => Object.defineProperty(view, 'y', { value: 1 })).to.throw(TypeError);
+    expect(() => (view.metadata.name = 'b')).to.throw(TypeError);
+    expect(() => (view.metadata.labels.x = '2')).to.throw(TypeError);
+    expect(() => ((view.spec as Plain).n = 2)).to.throw(TypeError);
+    expect(Object.getPrototypeOf(view)).to.equal(Object.prototype);
+    expect(view.hasOwnProperty('spec')).to.equal(true);
+  });
+
+  it('shares equal metadata values (labels, owners, managedFields) between objects, and not different ones', () => {
+    const c = codec();
+    const pod = (n: string, app: string) =>
+      c.item(Buffer.from(JSON.stringify({ metadata: { name: n, labels: { app }, ownerReferences: [{ uid: 'rs' }], managedFields: [{ manager: 'm' }] }, spec: {} }))) as KubeObject;
+    const [a, b, other] = [pod('a', 'web'), pod('b', 'web'), pod('c', 'db')];
+    expect(a.metadata.labels).to.equal(b.metadata.labels);
+    expect(a.metadata.ownerReferences).to.equal(other.metadata.ownerReferences);
+    expect(a.metadata.managedFields).to.equal(b.metadata.managedFields);
+    expect(other.metadata.labels).to.not.equal(a.metadata.labels);
+    expect(other.metadata.labels).to.deep.equal({ app: 'db' });
+    expect(a.metadata).to.not.equal(b.metadata);
+    // managedFields entries that differ by their time alone share their fieldsV1.
+    const entry = (time: string) => ({ manager: 'kubelet', time, fieldsV1: { 'f:status': { 'f:phase': {} } } });
+    const [early, late] = ['08:00', '09:00'].map((time, i) => c.item(Buffer.from(JSON.stringify({ metadata: { name: `m${i}`, managedFields: [entry(time)] } }))) as KubeObject);
+    const fields = (o: KubeObject | undefined) => (o?.metadata.managedFields as { fieldsV1: unknown; time: string }[])[0];
+    expect(fields(early)?.fieldsV1).to.equal(fields(late)?.fieldsV1);
+    expect([fields(early)?.time, fields(late)?.time]).to.deep.equal(['08:00', '09:00']);
+    expect(readable(late as KubeObject)).to.deep.equal({ metadata: { name: 'm1', managedFields: [entry('09:00')] } });
+    // A value whose bytes are the last one's is stepped over unscanned; what follows it is still checked.
+    const c2 = codec();
+    const first = c2.item(Buffer.from('{"metadata":{"name":"a","labels":{"app":"web"}},"spec":{}}')) as KubeObject;
+    const second = c2.item(Buffer.from('{"metadata":{"name":"b","labels":{"app":"web"},"annotations":{"x":"}"}},"spec":{}}')) as KubeObject;
+    expect(second.metadata.labels).to.equal(first.metadata.labels);
+    expect(second.metadata.annotations).to.deep.equal({ x: '}' });
+    expect(() => c2.item(Buffer.from('{"metadata":{"name":"c","labels":{"app":"web"}}}},"spec":{}}'))).to.throw(SyntaxError);
+    expect(() => c2.item(Buffer.from('{"metadata":{"name":"c","labels":{"app":"web"}"x":1},"spec":{}}'))).to.throw(SyntaxError, 'expected ","');
+    expect((c2.item(Buffer.from('{"metadata":{"name":"d","labels":{"app":"webs"}},"spec":{}}')) as KubeObject).metadata.labels).to.deep.equal({ app: 'webs' });
+  });
+
+  it('drops managedFields on the bytes when the transform is dropManagedFields, and freezes metadata only after another transform', () => {
+    const text = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","managedFields":[{"manager":"m"}],"labels":{"a":"b"}},"spec":{}}';
+    const dropped = compactCodec(dropManagedFields).item(Buffer.from(text)) as KubeObject;
+    expect(readable(dropped)).to.deep.equal({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', labels: { a: 'b' } }, spec: {} });
+    const other = compactCodec((o: KubeObject) => o).item(Buffer.from(text)) as KubeObject;
+    expect(Object.isFrozen(other.metadata), 'open to the transform').to.equal(false);
+    expect(Object.isFrozen(compactCodec(undefined).item(Buffer.from(text)) as KubeObject), 'no transform: frozen at once').to.equal(false);
+    expect(Object.isFrozen((compactCodec(undefined).item(Buffer.from(text)) as KubeObject).metadata)).to.equal(true);
+  });
+
+  it('decodes bookmarks, errors and what is not an object as JSON.parse does', () => {
+    const c = codec();
+    for (const text of ['{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"5"}}}', '{"type":"ERROR","object":{"code":410}}', '{"type":"MODIFIED","object":7}', '[1]', '"x"']) {
+      const got = c.line(Buffer.from(text), 0, text.length);
+      expect(compactRecordOf((got as { object?: unknown }).object), text).to.equal(undefined);
+      expect(got).to.deep.equal(JSON.parse(text));
+    }
+    expect(c.item(Buffer.from(' 5 '))).to.equal(5);
+  });
+
+  it('reports a malformed line or item as the reader reports one JSON.parse rejects, without throwing', () => {
+    const c = codec();
+    const malformed: MalformedWatchLineError[] = [];
+    const events: WatchLine[] = [];
+    const reader = new WatchLineReader((e) => events.push(e), (e) => malformed.push(e), Infinity, () => {}, (buf, start, end) => c.line(buf, start, end));
+    reader.push(Buffer.from('{"type":"MODIFIED","object":{"metadata":{"name":"a"}\n'));
+    reader.push(Buffer.from('{"type":"MODIFIED","object":{"metadata":{"name":"a" "b"}}}\n'));
+    reader.push(Buffer.from('{"type":"MODIFIED","object":{"metadata":{"name":"ok"},"spec":{}}}\n'));
+    expect(malformed.map((e) => e.reason)).to.deep.equal(['not JSON: the text ended before the object did', 'not JSON: expected "," or the end of an object at byte 24']);
+    expect(malformed).to.have.length(2);
+    for (const e of malformed) expect(e).to.be.instanceOf(MalformedWatchLineError);
+    expect(malformed[0]?.text).to.contain('"name":"a"');
+    expect(events.map((e) => (e.object as KubeObject).metadata.name)).to.deep.equal(['ok']);
+
+    const items: unknown[] = [];
+    const parser = new ListBodyParser({ item: (entry) => (items.push(entry), false), oversized: () => {} }, undefined, (bytes) => c.item(bytes));
+    parser.push(Buffer.from('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":tru}}]}'));
+    expect(parser.end()).to.deep.equal({ error: 'an item is not JSON: not a JSON value at byte 20' });
+    expect(items.map((i) => (i as KubeObject).metadata.name)).to.deep.equal(['a']);
+  });
+
+  it('keeps a watch object past its metadata unread until it is read, and says whose body is broken when it is', () => {
+    const c = codec();
+    const text = '{"type":"MODIFIED","object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns"},"spec":{"x":tru}}}';
+    const { object } = c.line(Buffer.from(text), 0, text.length) as { object: KubeObject & { spec?: unknown } };
+    expect(object.metadata.name).to.equal('a');
+    expect(() => object.spec).to.throw(SyntaxError, 'the cached object ns/a cannot be decoded');
+    // A list item likewise (the list parser balanced its brackets and strings).
+    const item = c.item(Buffer.from('{"metadata":{"name":"b"},"spec":{"x":[1,]}}')) as KubeObject & { spec?: unknown };
+    expect(item.metadata.name).to.equal('b');
+    expect(() => item.spec).to.throw(SyntaxError, 'the cached object /b cannot be decoded');
+    // But what the tail could hide an apiVersion or kind in is read whole.
+    expect(() => c.item(Buffer.from('{"metadata":{"name":"b"},"spec":{"x":[1,]},"kind":"K"}'))).to.throw(SyntaxError, 'not a JSON value');
+  });
+
+  it('never decodes the body for deltas(), the store indexes, predicates on metadata or owner mapping', () => {
+    // Every body here is not JSON: a decode anywhere would throw.
+    const c = codec();
+    const pod = (name: string, rv: number, app: string) => {
+      const line = Buffer.from(`{"type":"MODIFIED","object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"${name}","namespace":"ns","uid":"u-${name}","resourceVersion":"${rv}","generation":${rv},"labels":{"app":"${app}"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"rs-1","controller":true}]},"spec":{not json}}}`);
+      return c.line(line, 0, line.length) as { object: KubeObject };
+    };
+    const input = new Subject<ListWatchEvent>();
+    const out: StoreEvent[] = [];
+    const owners: string[] = [];
+    const changed: string[] = [];
+    input.pipe(deltas(), indexer({ indexers: { app: byLabel('app'), owner: byOwnerUid } })).subscribe((e) => out.push(e));
+    input.pipe(deltas(), filterDeltas(or(generationChanged, labelsChanged, annotationsChanged, resourceVersionChanged))).subscribe((d) => 'key' in d && changed.push(d.key));
+    input.pipe(deltas(), mapToOwners({ group: 'apps', kind: 'ReplicaSet' })).subscribe((k) => owners.push(k));
+    input.next({ type: 'Restart' });
+    input.next({ type: 'Listed', object: pod('a', 1, 'web').object });
+    input.next({ type: 'Synced', resourceVersion: '1' });
+    input.next({ type: 'Modified', object: pod('a', 2, 'db').object });
+    input.next({ type: 'Added', object: pod('b', 3, 'db').object });
+    input.next({ type: 'Deleted', object: pod('a', 4, 'db').object });
+    const store = out.at(-1)?.store;
+    expect(store?.indexKeys('app', 'db')).to.deep.equal(['ns/b']);
+    expect(store?.indexKeys('owner', 'rs-1')).to.deep.equal(['ns/b']);
+    expect(changed).to.deep.equal(['ns/a', 'ns/a', 'ns/b', 'ns/a']);
+    expect(owners.length).to.be.greaterThan(0);
+    expect(owners.every((k) => k === 'ns/rs')).to.equal(true);
+    // Reading the object is where the body is decoded, and found broken.
+    expect(() => store?.get('ns/b')).to.throw(SyntaxError, 'ns/b cannot be decoded');
+  });
+});
