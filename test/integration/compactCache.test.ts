@@ -52,7 +52,7 @@ describe('the compact cache against the embedded API server, written by client-n
     return answer.json();
   }
 
-  function informer(options: { transform?: (o: KubeObject) => KubeObject } = {}): { store: () => Lister | undefined; deltaObjects: KubeObject[] } {
+  function informer(options: { transform?: (o: KubeObject) => KubeObject; metadataOnly?: boolean } = {}): { store: () => Lister | undefined; deltaObjects: KubeObject[] } {
     let lister: Lister | undefined;
     const deltaObjects: KubeObject[] = [];
     running.push(
@@ -120,6 +120,24 @@ describe('the compact cache against the embedded API server, written by client-n
       const got = informer.store.get(`default/${name}`);
       expect(got).to.deep.equal({ apiVersion: 'v1', kind: 'ConfigMap', ...(await stored(name)) });
       expect(deepFrozen(got)).to.equal(true);
+    }
+  });
+
+  it('with metadataOnly too (with and without dropManagedFields): PartialObjectMetadata equal to the server\'s metadata, through the list and a watch event', async () => {
+    for (const transform of [undefined, dropManagedFields]) {
+      const { store } = informer({ metadataOnly: true, ...(transform !== undefined ? { transform } : {}) });
+      await waitFor(() => store()?.synced === true, 'the list');
+      await core.patchNamespacedConfigMap({ name: 'b', namespace: 'default', body: [{ op: 'add', path: '/metadata/labels/tier', value: transform === undefined ? 'one' : 'two' }] });
+      const lister = store() as Lister;
+      await waitFor(() => lister.get('default/b')?.metadata.labels?.tier === (transform === undefined ? 'one' : 'two'), 'the watch event');
+      for (const name of ['a', 'b', 'c']) {
+        const { metadata } = await stored(name);
+        const { managedFields: _dropped, ...kept } = metadata as Record<string, unknown>;
+        const got = lister.get(`default/${name}`);
+        expect(got).to.deep.equal({ apiVersion: 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata: transform === undefined ? metadata : kept });
+        expect(deepFrozen(got)).to.equal(true);
+      }
+      for (const s of running.splice(0)) s.unsubscribe();
     }
   });
 });
