@@ -2,13 +2,8 @@ import { CompactRecord, DecodedCache, compactRecordOf, compactView, deepFreeze }
 import { dropManagedFields } from './transforms.js';
 import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans, type KnownValue } from '../util/jsonSpans.js';
 import { SpanInterner } from './spanInterner.js';
+import { BACKSLASH, CLOSE_BRACE, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
 
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const COMMA = 0x2c;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 /** Distinct small strings (apiVersion, kind) and key lists kept for sharing; past this, new ones are not kept. */
 const SHARED_SMALL = 4096;
 

@@ -1,4 +1,5 @@
 /** What a list answer says besides its items: read once the whole answer has arrived. */
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
 export interface ListEnvelope {
   apiVersion?: unknown;
   kind?: unknown;
@@ -31,14 +32,6 @@ export const MAX_OBJECT_BYTES = 128 * 1024 * 1024;
 /** The envelope (everything but the items) may hold this much; more is not a list. */
 const MAX_ENVELOPE_BYTES = 16 * 1024 * 1024;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
 const HEAD_SHOWN = 200;
 
 function isSpace(c: number): boolean {

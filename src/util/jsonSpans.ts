@@ -11,15 +11,8 @@
  * `\x`, or a raw control character, is found only when that string is
  * decoded).
  */
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './jsonBytes.js';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
 
 /** What the scanner expects next. */
 const enum Want {
@@ -180,10 +173,7 @@ export function scanObject(
         if (c === CLOSE_BRACE && want === Want.KeyOrClose) {
           want = close(spans, objects, owners, i);
           i++;
-          if (stopMember !== -1 && objects.length === 1 && spans.data[stopMember * FIELDS + VALUE_END] === i) {
-            spans.stopped = i;
-            return undefined;
-          }
+          if (stopsAt(spans, objects, stopMember, i)) return undefined;
           continue;
         }
         if (c !== QUOTE) return `expected a key at byte ${i - start}`;
@@ -214,10 +204,7 @@ export function scanObject(
         if ((c === CLOSE_BRACE && objects[depth - 1] === 1) || (c === CLOSE_BRACKET && objects[depth - 1] === 0)) {
           want = close(spans, objects, owners, i);
           i++;
-          if (stopMember !== -1 && objects.length === 1 && spans.data[stopMember * FIELDS + VALUE_END] === i) {
-            spans.stopped = i;
-            return undefined;
-          }
+          if (stopsAt(spans, objects, stopMember, i)) return undefined;
           continue;
         }
         return `expected "," or the end of ${objects[depth - 1] === 1 ? 'an object' : 'an array'} at byte ${i - start}`;
@@ -228,10 +215,7 @@ export function scanObject(
         if (c === CLOSE_BRACKET && want === Want.ValueOrClose) {
           want = close(spans, objects, owners, i);
           i++;
-          if (stopMember !== -1 && objects.length === 1 && spans.data[stopMember * FIELDS + VALUE_END] === i) {
-            spans.stopped = i;
-            return undefined;
-          }
+          if (stopsAt(spans, objects, stopMember, i)) return undefined;
           continue;
         }
         if (depth === 0 && c !== OPEN_BRACE) return 'not a JSON object';
@@ -321,5 +305,12 @@ export function keyIs(buf: Buffer, spans: JsonSpans, m: number, key: string): bo
   const from = spans.data[at + KEY_START] as number;
   if ((spans.data[at + KEY_END] as number) - from !== key.length) return false;
   for (let k = 0; k < key.length; k++) if (buf[from + k] !== key.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Whether the member the scan stops after (`stopMember`, -1 for none) has just closed at `i`, at the top level: if so, marks `spans` stopped there. */
+function stopsAt(spans: JsonSpans, objects: readonly number[], stopMember: number, i: number): boolean {
+  if (stopMember === -1 || objects.length !== 1 || spans.data[stopMember * FIELDS + VALUE_END] !== i) return false;
+  spans.stopped = i;
   return true;
 }
