@@ -1,8 +1,9 @@
-import { CompactRecord, DecodedCache, compactRecordOf, compactView, deepFreeze } from '../util/compactObject.js';
+import { CompactRecord, DecodedCache, compactRecordOf, compactView } from '../util/compactObject.js';
+import { deepFreeze } from '../util/json.js';
 import { dropManagedFields } from './transforms.js';
 import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans, type KnownValue } from '../util/jsonSpans.js';
 import { SpanInterner } from './spanInterner.js';
-import { BACKSLASH, CLOSE_BRACE, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
+import { BACKSLASH, CLOSE_BRACE, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
 
 /** Distinct small strings (apiVersion, kind) and key lists kept for sharing; past this, new ones are not kept. */
 const SHARED_SMALL = 4096;
@@ -45,7 +46,7 @@ export class CompactCodec {
   item(buf: Buffer): unknown {
     if (!startsObject(buf, 0, buf.length)) return JSON.parse(buf.toString('utf8')) as unknown;
     let end = buf.length;
-    while (end > 0 && isSpace(buf[end - 1] as number)) end--;
+    while (end > 0 && isJsonSpace(buf[end - 1] as number)) end--;
     // The list parser found the item's end, balancing brackets and strings: past metadata it can stay unread.
     const lazy = buf[end - 1] === CLOSE_BRACE ? this.unreadTail(buf, 0, end) : undefined;
     if (lazy !== undefined) return lazy;
@@ -102,10 +103,10 @@ export class CompactCodec {
     if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return undefined;
     // The line ends with the object's brace and the event's.
     let e = n - 1;
-    while (e > q && isSpace(buf[e] as number)) e--;
+    while (e > q && isJsonSpace(buf[e] as number)) e--;
     if (buf[e] !== CLOSE_BRACE) return undefined;
     e--;
-    while (e > q && isSpace(buf[e] as number)) e--;
+    while (e > q && isJsonSpace(buf[e] as number)) e--;
     if (buf[e] !== CLOSE_BRACE) return undefined;
     const object = this.unreadTail(buf, q + 11, e + 1);
     return object === undefined ? undefined : { type, object };
@@ -127,7 +128,7 @@ export class CompactCodec {
     if (stopped === -1) return this.build(buf, -1, 0, spans.count, -1, -1);
     let tail = stopped;
     const close = end - 1;
-    while (tail < close && isSpace(buf[tail] as number)) tail++;
+    while (tail < close && isJsonSpace(buf[tail] as number)) tail++;
     if (tail === close) return this.build(buf, -1, 0, spans.count, -1, -1);
     if (buf[tail] !== COMMA) throw new SyntaxError(`expected "," after metadata at byte ${tail - start}`);
     // A list item has neither (the list's are stamped on it): a search of the tail is cheaper than scanning it.
@@ -282,13 +283,9 @@ function bytesAre(buf: Buffer, at: number, ascii: string): boolean {
   return true;
 }
 
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
 function startsObject(buf: Buffer, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
-    if (isSpace(buf[i] as number)) continue;
+    if (isJsonSpace(buf[i] as number)) continue;
     return buf[i] === OPEN_BRACE;
   }
   return false;

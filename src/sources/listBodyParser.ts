@@ -1,5 +1,5 @@
 /** What a list answer says besides its items: read once the whole answer has arrived. */
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
 export interface ListEnvelope {
   apiVersion?: unknown;
   kind?: unknown;
@@ -33,10 +33,6 @@ export const MAX_OBJECT_BYTES = 128 * 1024 * 1024;
 const MAX_ENVELOPE_BYTES = 16 * 1024 * 1024;
 
 const HEAD_SHOWN = 200;
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
 
 /**
  * Parses a list answer (`{"kind":…,"metadata":…,"items":[…]}`) as its bytes
@@ -139,7 +135,7 @@ export class ListBodyParser {
           }
         } else if (this.scalarItem) {
           // The separator after a scalar is read again, between items.
-          if (c === COMMA || c === CLOSE_BRACKET || isSpace(c)) itemEnd = i;
+          if (c === COMMA || c === CLOSE_BRACKET || isJsonSpace(c)) itemEnd = i;
         } else if (c === QUOTE) this.inString = true;
         else if (c === OPEN_BRACE || c === OPEN_BRACKET) this.depth++;
         else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
@@ -157,7 +153,7 @@ export class ListBodyParser {
         }
         continue;
       }
-      if (isSpace(c)) {
+      if (isJsonSpace(c)) {
         i++;
         continue;
       }

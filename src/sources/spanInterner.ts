@@ -1,4 +1,4 @@
-import { deepFreeze } from '../util/compactObject.js';
+import { deepFreeze } from '../util/json.js';
 import { keyIs, type JsonSpans } from '../util/jsonSpans.js';
 
 /** Lookups per field between decisions on whether interning it pays. */
@@ -38,11 +38,7 @@ export class SpanInterner {
 
   /** The decoded, frozen value of the JSON in `buf[start, end)`, the value of field `field`, shared with earlier equal ones where that pays. */
   value(field: string, buf: Buffer, start: number, end: number): unknown {
-    let stats = this.stats.get(field);
-    if (stats === undefined) {
-      this.stats.set(field, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined }));
-      this.fields.push([field, stats]);
-    }
+    const stats = this.statsOf(field, true);
     const lookups = ++stats.lookups;
     if (!stats.interning && lookups % SAMPLE !== 0) return this.decode(field, buf.toString('utf8', start, end));
     const last = stats.lastBytes;
@@ -68,6 +64,16 @@ export class SpanInterner {
     }
     this.decide(stats, lookups);
     return value;
+  }
+
+  /** The stats of `key`, made at its first lookup; a metadata field's (`stepped`) are also searched by `knownEnd`. */
+  private statsOf(key: string, stepped: boolean): FieldStats {
+    let stats = this.stats.get(key);
+    if (stats === undefined) {
+      this.stats.set(key, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined }));
+      if (stepped) this.fields.push([key, stats]);
+    }
+    return stats;
   }
 
   /** After a window of lookups: whether the field's values repeat enough to go on looking them up. */
@@ -106,8 +112,7 @@ export class SpanInterner {
 
   /** One shared frozen copy of `value`, the member found at `path`, while its values repeat. */
   private nested(path: string, value: object): unknown {
-    let stats = this.stats.get(path);
-    if (stats === undefined) this.stats.set(path, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined }));
+    const stats = this.statsOf(path, false);
     const lookups = ++stats.lookups;
     if (!stats.interning && lookups % SAMPLE !== 0) return value;
     const text = JSON.stringify(value);

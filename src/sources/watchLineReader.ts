@@ -120,24 +120,29 @@ export class WatchLineReader {
     try {
       parsed = text !== undefined ? JSON.parse(text) : this.decode?.(buffer, start, end);
     } catch (err) {
-      this.onMalformed(new MalformedWatchLineError(`not JSON: ${(err as Error).message}`, shorten(text ?? buffer.toString('utf8', start, end))));
+      this.onMalformed(new MalformedWatchLineError(`not JSON: ${(err as Error).message}`, shownLine(text, buffer, start, end)));
       return;
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      this.onMalformed(new MalformedWatchLineError('not a JSON object', shorten(text ?? buffer.toString('utf8', start, end))));
+      this.onMalformed(new MalformedWatchLineError('not a JSON object', shownLine(text, buffer, start, end)));
       return;
     }
     const event = parsed as { type?: unknown; object?: unknown };
     if (typeof event.type !== 'string') {
-      this.onMalformed(new MalformedWatchLineError('no "type"', shorten(text ?? buffer.toString('utf8', start, end))));
+      this.onMalformed(new MalformedWatchLineError('no "type"', shownLine(text, buffer, start, end)));
       return;
     }
     if (event.object === null || typeof event.object !== 'object') {
-      this.onMalformed(new MalformedWatchLineError('no "object"', shorten(text ?? buffer.toString('utf8', start, end))));
+      this.onMalformed(new MalformedWatchLineError('no "object"', shownLine(text, buffer, start, end)));
       return;
     }
     this.onEvent(event as WatchLine);
   }
+}
+
+/** A malformed line as its error shows it: the text already made, or made now from the bytes (the compact codec reads bytes, not text). */
+function shownLine(text: string | undefined, buffer: Buffer, start: number, end: number): string {
+  return shorten(text ?? buffer.toString('utf8', start, end));
 }
 
 function shorten(text: string): string {

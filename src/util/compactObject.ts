@@ -1,4 +1,5 @@
 import type { KubeObject } from '../types.js';
+import { deepFreeze } from './json.js';
 
 /**
  * An object as the compact cache keeps it (`listWatch(..., { compact: true })`):
@@ -160,13 +161,4 @@ export function compactRecordOf(object: unknown): CompactRecord | undefined {
 export function readable<T extends KubeObject>(object: T): T {
   const record = (object as { [RECORD]?: CompactRecord })[RECORD];
   return record === undefined ? object : (record.decoded() as T);
-}
-
-/** Freezes a value and everything in it; what is frozen already is taken as frozen through. */
-export function deepFreeze<V>(value: V): V {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  if (Array.isArray(value)) for (const item of value) deepFreeze(item);
-  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
-  return value;
 }

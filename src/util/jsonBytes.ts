@@ -7,3 +7,8 @@ export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
 export const COLON = 0x3a;
 export const COMMA = 0x2c;
+
+/** JSON's whitespace: space, line feed, carriage return, tab. */
+export function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}

@@ -11,7 +11,7 @@
  * `\x`, or a raw control character, is found only when that string is
  * decoded).
  */
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './jsonBytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './jsonBytes.js';
 
 
 /** What the scanner expects next. */
@@ -57,10 +57,6 @@ export const VALUE_END = 5;
 /** Spans with room for `members`, to be reused across scans (it grows as needed). */
 export function jsonSpans(members = 64): JsonSpans {
   return { data: new Int32Array(members * FIELDS), count: 0, slash: -1, stopped: -1 };
-}
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 function isDigit(c: number): boolean {
@@ -162,7 +158,7 @@ export function scanObject(
   let i = start;
   while (i < end) {
     const c = buf[i] as number;
-    if (isSpace(c)) {
+    if (isJsonSpace(c)) {
       i++;
       continue;
     }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
+import { deepFreeze } from '../../util/json.js';
 
 /**
  * The OpenAPI v3 schemas of the built-in kinds, as Kubernetes publishes them (v1.34.0, by way of
@@ -28,14 +29,6 @@ let loaded: KubernetesSchemas | undefined;
 
 export function gvkKey(group: string, version: string, kind: string): string {
   return `${group}/${version}/${kind}`;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 function load(): KubernetesSchemas {
