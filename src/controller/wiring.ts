@@ -81,13 +81,16 @@ export interface TriggerTrace {
  * trigger's instant, and the timeline stamps it with the trigger's time
  * instead of reading the clock again; the bracket is what makes that
  * safe: a key the queue gets later (a gate between) or never is out of
- * it. A throw of `toKey` or `tell` errors the output, as in `map`.
+ * it. A throw of `toKey` or `tell` errors the output, as in `map`; once
+ * the output is closed, nothing more is made or told.
  */
 export function triggerKeys<V>(trace: TriggerTrace, toKey: (value: V) => ObjectKey, tell: (value: V, key: ObjectKey) => void): OperatorFunction<V, ObjectKey> {
   return (source) =>
     new Observable<ObjectKey>((subscriber) =>
       source.subscribe({
         next: (value) => {
+          // A synchronous source goes on calling this observer after the output closed (as in `indexer`).
+          if (subscriber.closed) return;
           let key: ObjectKey;
           let told = false;
           try {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { filter, map, merge, timer, type Observable, type SchedulerLike } from 'rxjs';
+import { filter, from, map, merge, take, timer, type Observable, type SchedulerLike } from 'rxjs';
 import { reconcileByKey, silentLogger, type Delta, type KubeObject, type Logger } from 'rxkube';
 import type { TimelineEntry } from 'rxkube/testing';
 import { TimelineHub } from '../../src/controller/timelineHub.js';
@@ -147,5 +147,21 @@ describe('TimelineHub: how entries are delivered and stamped', () => {
       flush();
     });
     expect(entries.map(line)).to.deep.equal(['0 trigger ns/a', '7 queue running ns/a', '7 run-start ns/a', '7 run-end success 0 ns/a', '7 queue idle ns/a']);
+  });
+
+  it('triggerKeys stops at once when its output closes, though a synchronous source goes on: no key is made nor told after', () => {
+    const hub = new TimelineHub('c', testScheduler(), silentLogger, () => () => undefined);
+    const subscription = hub.timeline.subscribe(() => undefined);
+    const made: string[] = [];
+    const told: string[] = [];
+    const got: string[] = [];
+    from([delta('a'), delta('b'), delta('c')])
+      .pipe(
+        triggerKeys(hub, (d: Delta) => (made.push(d.key), d.key), (d, key) => (told.push(key), hub.trigger(key, 'for', 'configmaps', d))),
+        take(1),
+      )
+      .subscribe((key) => got.push(key));
+    subscription.unsubscribe();
+    expect({ made, told, got }).to.deep.equal({ made: ['ns/a'], told: ['ns/a'], got: ['ns/a'] });
   });
 });
