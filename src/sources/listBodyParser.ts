@@ -1,5 +1,6 @@
-/** What a list answer says besides its items: read once the whole answer has arrived. */
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
+
+/** What a list answer says besides its items: read once the whole answer has arrived. */
 export interface ListEnvelope {
   apiVersion?: unknown;
   kind?: unknown;
