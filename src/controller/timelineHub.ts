@@ -265,10 +265,8 @@ export class TimelineHub {
     // Copied on change, never in place: one that leaves during `publish` does not skip its neighbour.
     this.listeners = [...this.listeners, listener];
     if (first) {
-      // Whatever happened while nobody listened is over.
-      this.instantKey = undefined;
-      this.triggering = false;
-      this.startedKey = undefined;
+      // Whatever instant was under way while nobody listened is over.
+      this.triggered();
       this.detach = this.onActive();
     }
     return () => {
