@@ -53,7 +53,6 @@ function* lifecycle(now: () => number): Generator<TimelineEntry> {
         yield { type: 'queue', at, controller, key, state: 'waiting' };
         break;
       case 1:
-        yield { type: 'queue', at, controller, key, state: 'running' };
         yield { type: 'run-start', at, controller, key, attempt: 1 };
         break;
       default: {

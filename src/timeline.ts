@@ -86,9 +86,11 @@ export interface TriggerEntry extends TimelineStamp {
 }
 
 /**
- * A key moved in the workqueue: `waiting` for a free worker, `running`,
- * `delayed` until a retry or requeue comes due (`delay` ms, `reason`
- * `error`, `requeue` or `requeueAfter`), or `idle` (done, nothing pending).
+ * A key moved in the workqueue: `waiting` for a free worker, `delayed`
+ * until a retry or requeue comes due (`delay` ms, `reason` `error`,
+ * `requeue` or `requeueAfter`), or `idle` (done, nothing pending). Its move
+ * to running is its `run-start`: a run starts exactly when its key leaves
+ * the queue for a worker, so one entry says both.
  */
 export interface QueueEntry extends TimelineStamp {
   /** Which entry this is. */
@@ -96,14 +98,14 @@ export interface QueueEntry extends TimelineStamp {
   /** The key that moved. */
   readonly key: ObjectKey;
   /** Where it is now. */
-  readonly state: 'waiting' | 'running' | 'delayed' | 'idle';
+  readonly state: 'waiting' | 'delayed' | 'idle';
   /** For `delayed`: ms until its rerun. */
   readonly delay?: number;
   /** For `delayed`: what asked for the rerun. */
   readonly reason?: 'error' | 'requeue' | 'requeueAfter';
 }
 
-/** A reconcile of `key` started; `attempt` counts from 1 and grows with each retry after a failure. */
+/** A reconcile of `key` started, and with it the key is running (no queue entry says so apart); `attempt` counts from 1 and grows with each retry after a failure. */
 export interface RunStartEntry extends TimelineStamp {
   /** Which entry this is. */
   readonly type: 'run-start';

@@ -122,7 +122,7 @@ export class TimelineHub {
     this.startedKey = undefined;
   }
 
-  /** `key` moved in the queue (to `running`: see `runStart`). */
+  /** `key` moved in the queue (to running, it is `runStart`'s entry). */
   queue(key: ObjectKey, state: 'waiting' | 'idle'): void {
     if (!this.active) return;
     this.publish({ type: 'queue', at: this.instantOf(key), controller: this.name, key, state });
@@ -135,9 +135,10 @@ export class TimelineHub {
   }
 
   /**
-   * A run of `key` started: the key is `running` (a queue entry) and its
-   * run begins (a run-start), at one time. `attempt` is the queue's
-   * `ctx.attempt` (from 0): the entry counts from 1.
+   * A run of `key` started, and so the key is running: one `run-start`
+   * says both (a queue entry alongside would repeat it, at the same time,
+   * for every run). `attempt` is the queue's `ctx.attempt` (from 0): the
+   * entry counts from 1.
    */
   runStart(key: ObjectKey, attempt: number): void {
     if (!this.active) return;
@@ -145,9 +146,7 @@ export class TimelineHub {
     const at = this.instantOf(key);
     this.startedKey = inStep ? key : undefined;
     this.startedAt = at;
-    const controller = this.name;
-    this.publish({ type: 'queue', at, controller, key, state: 'running' });
-    this.publish({ type: 'run-start', at, controller, key, attempt: attempt + 1 });
+    this.publish({ type: 'run-start', at, controller: this.name, key, attempt: attempt + 1 });
   }
 
   /**

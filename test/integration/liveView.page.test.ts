@@ -58,7 +58,6 @@ describeBrowser('the live view page in Chromium (a synthetic timeline)', functio
   const run = (key: string, n: number, result: 'success' | 'error', error?: string): TimelineEntry[] => [
     { type: 'trigger', at: at(n), controller: 'widgets', key, cause: { via: 'for', resource: 'widgets', delta: 'Updated', objectKey: key } },
     { type: 'queue', at: at(n), controller: 'widgets', key, state: 'waiting' },
-    { type: 'queue', at: at(n + 1), controller: 'widgets', key, state: 'running' },
     { type: 'run-start', at: at(n + 1), controller: 'widgets', key, attempt: 1 },
     { type: 'run-end', at: at(n + 3), controller: 'widgets', key, attempt: 1, duration: 2, result, ...(error !== undefined ? { error } : {}) },
     result === 'error'

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { LiveModel } from '../../src/sinks/metrics/liveView/liveModel.js';
+import { LiveModel, type KeyState } from '../../src/sinks/metrics/liveView/liveModel.js';
 import type { QueueEntry, TimelineEntry, TriggerCause } from '../../src/timeline.js';
 import type { KubeObject } from '../../src/types.js';
 
@@ -9,6 +9,8 @@ const cause = (objectKey: string, delta: TriggerCause['delta'] = 'Updated'): Tri
 const trigger = (at: number, key: string, delta: TriggerCause['delta'] = 'Updated'): TimelineEntry => ({ type: 'trigger', at, controller, key, cause: cause(key, delta) });
 const queue = (at: number, key: string, state: QueueEntry['state'], extra: Partial<QueueEntry> = {}): TimelineEntry => ({ type: 'queue', at, controller, key, state, ...extra });
 const start = (at: number, key: string, attempt = 1): TimelineEntry => ({ type: 'run-start', at, controller, key, attempt });
+/** A key's move: a queue entry, or its run's start for `running`. */
+const move = (at: number, key: string, state: KeyState): TimelineEntry => (state === 'running' ? start(at, key) : queue(at, key, state));
 const end = (at: number, key: string, duration: number, result: 'success' | 'error' | 'requeue' | 'requeue_after' | 'dropped', extra: { error?: string; attempt?: number } = {}): TimelineEntry => ({
   type: 'run-end',
   at,
@@ -32,13 +34,13 @@ describe('the live view model (a fold of the timeline)', () => {
       queue(1000, 'ns/a', 'waiting'),
       trigger(1010, 'ns/b'),
       queue(1010, 'ns/b', 'waiting'),
-      queue(1020, 'ns/a', 'running'),
+      start(1020, 'ns/a'),
       trigger(1030, 'ns/c'),
       queue(1030, 'ns/c', 'waiting'),
       queue(1040, 'ns/c', 'delayed', { delay: 500, reason: 'requeueAfter' }),
     ]);
     expect(model.snapshot(1100).queue).to.deep.equal({ depth: 1, running: 1, delayed: 1, longestWait: 90, longestWaiting: 'ns/b' });
-    model.apply(queue(1200, 'ns/b', 'running'));
+    model.apply(start(1200, 'ns/b'));
     model.apply(queue(1300, 'ns/a', 'idle'));
     expect(model.snapshot(1400).queue).to.deep.equal({ depth: 0, running: 1, delayed: 1, longestWait: 0 });
   });
@@ -48,11 +50,9 @@ describe('the live view model (a fold of the timeline)', () => {
       trigger(1000, 'ns/a', 'Added'),
       trigger(1001, 'ns/a'),
       queue(1001, 'ns/a', 'waiting'),
-      queue(1002, 'ns/a', 'running'),
       start(1002, 'ns/a'),
       end(1052, 'ns/a', 50, 'error', { error: 'quota exceeded' }),
       queue(1052, 'ns/a', 'delayed', { delay: 5000, reason: 'error' }),
-      queue(6052, 'ns/a', 'running'),
       start(6052, 'ns/a', 2),
     ]);
     const detail = model.detail('ns/a', undefined);
@@ -66,7 +66,7 @@ describe('the live view model (a fold of the timeline)', () => {
   });
 
   it('says when a delayed key comes due and why, until it runs again', () => {
-    const model = fold(new LiveModel(), [trigger(0, 'a'), queue(0, 'a', 'running'), start(0, 'a'), end(10, 'a', 10, 'error', { error: 'boom' }), queue(10, 'a', 'delayed', { delay: 60_000, reason: 'error' })]);
+    const model = fold(new LiveModel(), [trigger(0, 'a'), start(0, 'a'), end(10, 'a', 10, 'error', { error: 'boom' }), queue(10, 'a', 'delayed', { delay: 60_000, reason: 'error' })]);
     expect(model.snapshot(20).keys[0]).to.deep.include({ key: 'a', state: 'delayed', nextRunAt: 60_010, delayReason: 'error', error: 'boom', since: 10 });
   });
 
@@ -95,7 +95,7 @@ describe('the live view model (a fold of the timeline)', () => {
 
   it('keeps at most maxKeys keys, dropping the least recently active, and says which in the next delta; the queue figures stay true', () => {
     const model = new LiveModel({ maxKeys: 2 });
-    fold(model, [queue(0, 'a', 'waiting'), queue(1, 'b', 'waiting'), queue(2, 'a', 'running'), queue(3, 'c', 'waiting')]);
+    fold(model, [queue(0, 'a', 'waiting'), queue(1, 'b', 'waiting'), start(2, 'a'), queue(3, 'c', 'waiting')]);
     expect(model.size).to.equal(2);
     expect(model.detail('b', undefined)).to.equal(undefined);
     const delta = model.takeDelta(10);
@@ -165,7 +165,7 @@ describe('the live view model (a fold of the timeline)', () => {
     expect(() => new LiveModel({ runsPerKey: 1.5 })).to.throw(RangeError, 'limits.runsPerKey');
   });
 
-  it('property: the queue figures count exactly the keys whose last queue entry says so, whatever the order and the key cap', () => {
+  it('property: the queue figures count exactly the keys whose last move (a queue entry, or a run start for running) says so, whatever the order and the key cap', () => {
     const states = ['waiting', 'running', 'delayed', 'idle'] as const;
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.constantFrom(...states)), { maxLength: 200 }), fc.integer({ min: 1, max: 8 }), (steps, maxKeys) => {
@@ -174,7 +174,7 @@ describe('the live view model (a fold of the timeline)', () => {
         const since = new Map<string, number>();
         steps.forEach(([k, state], at) => {
           const key = `k${k}`;
-          model.apply(queue(at, key, state));
+          model.apply(move(at, key, state));
           if (last.get(key) !== 'waiting' || state !== 'waiting') since.set(key, at);
           last.set(key, state);
         });

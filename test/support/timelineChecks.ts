@@ -17,10 +17,10 @@ const legal: Record<string, readonly string[]> = {
 
 /**
  * The checks every complete timeline passes: entries in time order; each
- * key's queue states move only as the queue can (idle → waiting/running,
+ * key's states move only as the queue can (idle → waiting/running,
  * waiting → running/idle, running → waiting/delayed/idle, delayed →
- * waiting/idle), a run-start at each `running` and a run-end before the
- * key leaves `running`; every run-start has an earlier trigger of its key
+ * waiting/idle), where a run-start is the move to `running`, and a run-end
+ * comes before the key leaves `running`; every run-start has an earlier trigger of its key
  * (a retry's, before the first run of the series); every write and Event
  * lies between a run-start and the run-end of its key.
  */
@@ -44,12 +44,15 @@ export function expectComplete(entries: readonly TimelineEntry[]): void {
         state.set(e.key, e.state);
         break;
       }
-      case 'run-start':
-        expect(state.get(e.key), `${where}: a run starts while running`).to.equal('running');
+      case 'run-start': {
+        const from = state.get(e.key) ?? 'idle';
+        expect(legal[from], `${where}: ${from} → running`).to.include('running');
+        state.set(e.key, 'running');
         expect(triggered.has(e.key), `${where}: a run with no trigger before it`).to.equal(true);
         expect(inRun.has(e.key), `${where}: two runs at once`).to.equal(false);
         inRun.add(e.key);
         break;
+      }
       case 'run-end':
         expect(inRun.has(e.key), `${where}: a run ends that never started`).to.equal(true);
         inRun.delete(e.key);

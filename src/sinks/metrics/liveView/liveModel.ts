@@ -39,10 +39,13 @@ export interface LiveRunRecord {
   events: number;
 }
 
+/** Where a key is: a queue entry's state, or `running` from its `run-start` to its next move. */
+export type KeyState = QueueEntry['state'] | 'running';
+
 /** What a key's row in the list shows. */
 export interface KeySummary {
   key: ObjectKey;
-  state: QueueEntry['state'];
+  state: KeyState;
   /** When it entered `state`. */
   since: number;
   /** Scheduler time of the key's last timeline entry. */
@@ -136,7 +139,7 @@ export type LiveViewStores = Readonly<Record<string, { readonly size: number; ge
 
 interface KeyRecord {
   readonly key: ObjectKey;
-  state: QueueEntry['state'];
+  state: KeyState;
   since: number;
   at: number;
   attempt: number;
@@ -380,6 +383,22 @@ export class LiveModel {
 
   private queue(entry: QueueEntry): void {
     const { key, state, at } = entry;
+    const record = this.move(key, state, at);
+    if (state === 'delayed') {
+      record.nextRunAt = at + (entry.delay ?? 0);
+      if (entry.reason !== undefined) record.delayReason = entry.reason;
+      else delete record.delayReason;
+      const last = record.runs.at(-1);
+      if (last !== undefined && last.endedAt !== undefined && last.nextRunAt === undefined) last.nextRunAt = record.nextRunAt;
+    } else {
+      delete record.nextRunAt;
+      delete record.delayReason;
+    }
+    this.remember(record, entry);
+  }
+
+  /** `key` is now in `state` (since `at`, unless it was already): the queue's sets and its record say so. */
+  private move(key: ObjectKey, state: KeyState, at: number): KeyRecord {
     // A key waiting already (a trigger coalesced) has waited since it began to, and keeps its place in the order.
     if (state !== 'waiting' || !this.waiting.has(key)) {
       this.waiting.delete(key);
@@ -394,21 +413,14 @@ export class LiveModel {
       record.state = state;
       record.since = at;
     }
-    if (state === 'delayed') {
-      record.nextRunAt = at + (entry.delay ?? 0);
-      if (entry.reason !== undefined) record.delayReason = entry.reason;
-      else delete record.delayReason;
-      const last = record.runs.at(-1);
-      if (last !== undefined && last.endedAt !== undefined && last.nextRunAt === undefined) last.nextRunAt = record.nextRunAt;
-    } else {
-      delete record.nextRunAt;
-      delete record.delayReason;
-    }
-    this.remember(record, entry);
+    return record;
   }
 
   private runStart(entry: RunStartEntry): void {
-    const record = this.record(entry.key, entry.at);
+    // The run's start is its key's move to running.
+    const record = this.move(entry.key, 'running', entry.at);
+    delete record.nextRunAt;
+    delete record.delayReason;
     const previous = record.runs.at(-1);
     const cause: RunCause | undefined =
       record.pending?.cause ?? (previous?.result === 'error' ? { via: 'retry' } : previous?.result === 'requeue' || previous?.result === 'requeue_after' ? { via: 'requeue' } : undefined);
