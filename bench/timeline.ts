@@ -45,7 +45,7 @@ const deltas: Delta[] = Array.from({ length: 100 }, (_, i) => {
 });
 const input = Array.from({ length: triggers }, (_, i) => deltas[i % 100] as Delta);
 const client = memoryClient();
-const recorder = memoryRecorder();
+const own = { client, recorder: memoryRecorder() };
 
 type Mode = 'metrics only' | 'timeline, no subscriber' | 'timeline, 1 subscriber';
 const modes: Mode[] = ['metrics only', 'timeline, no subscriber', 'timeline, 1 subscriber'];
@@ -75,7 +75,7 @@ function pass(mode: Mode): { outcomes: number; entries: number; seconds: number 
       toKeys,
       reconcileByKey(
         (key) => {
-          if (traced && runParts(hub, key, client, recorder).client !== client) parts++;
+          if (traced && runParts(hub, key, own).client !== client) parts++;
         },
         { concurrency: 4, logger: silentLogger, observer, rateLimiter: exponentialFailureRateLimiter(5, 1000), scheduler },
       ),

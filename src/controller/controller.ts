@@ -322,8 +322,9 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       options.recorder !== undefined ? EMPTY : from(recorder.close().catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the Event recorder failed'))),
     ).pipe(ignoreElements());
 
+    const own = { client, recorder };
     const reconcile = (key: ObjectKey, ctx: ReconcileContext) =>
-      options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, client, recorder), logger, scheduler }));
+      options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, own), logger, scheduler }));
     const gracePeriod = options.gracePeriod ?? 30_000;
     gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod,
       ...(cachedRanges !== undefined && options.sharding !== undefined ? { onRanges: shardRangesTo(cachedRanges, options.sharding.by) } : {}) });

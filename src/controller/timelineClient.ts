@@ -19,15 +19,22 @@ import type { ObjectReference } from '../sinks/events/objectReference.js';
 import type { KubeObject, ObjectKey } from '../types.js';
 import type { TimelineHub } from './timelineHub.js';
 
+/** The client and recorder a run is given. */
+export interface RunParts {
+  readonly client: KubeClient;
+  readonly recorder: EventRecorder;
+}
+
 /**
  * The client and recorder one run of `key` gets: when someone reads the
  * timeline as the run starts, ones that tell it of every request (with
- * its answer) and every Event; else the controller's own, untouched, so
- * that a run nobody watches allocates nothing for the timeline.
+ * its answer) and every Event; else the controller's own (`own`, made
+ * once), untouched, so that a run nobody watches allocates nothing for
+ * the timeline.
  */
-export function runParts(hub: TimelineHub, key: ObjectKey, client: KubeClient, recorder: EventRecorder): { client: KubeClient; recorder: EventRecorder } {
-  if (!hub.active) return { client, recorder };
-  return { client: new TracedClient(client, hub, key), recorder: new TracedRecorder(recorder, hub, key) };
+export function runParts(hub: TimelineHub, key: ObjectKey, own: RunParts): RunParts {
+  if (!hub.active) return own;
+  return { client: new TracedClient(own.client, hub, key), recorder: new TracedRecorder(own.recorder, hub, key) };
 }
 
 /**
