@@ -11,8 +11,8 @@
  * Clients: the parse-only limit (`parse`: JSON.parse each line, nothing
  * kept), the parse-and-keep limit (`keep`: newest object per key in a Map),
  * client-node 1.4's `makeInformer`, and rxkube (listWatch → deltas →
- * indexer → reconcileByKey) by default, with the compact cache
- * (`compact: true`), metadata only, with dropManagedFields, compact with
+ * indexer → reconcileByKey) by default (the compact cache), parsed whole
+ * (`compact: false`), metadata only, with dropManagedFields, parsed with
  * dropManagedFields, and metadata only with it. The references and client-node send no
  * `limit` and read one answer; rxkube runs against a server that pages
  * (`paged`, 500 a page) and one that ignores `limit` (`unpaged`).
@@ -204,13 +204,15 @@ const clients: { name: string; mode: string; prefix: string; tree?: string }[] =
   { name: 'parse', mode: 'parse', prefix: 'unpaged' },
   { name: 'keep', mode: 'keep', prefix: 'unpaged' },
   { name: 'client-node', mode: 'client-node', prefix: 'unpaged' },
-  ...['rxkube', 'rxkube-compact', 'rxkube-metadata', 'rxkube-drop', 'rxkube-compact-drop', 'rxkube-metadata-drop'].flatMap((mode) => [
+  ...['rxkube', 'rxkube-parsed', 'rxkube-metadata', 'rxkube-drop', 'rxkube-parsed-drop', 'rxkube-metadata-drop'].flatMap((mode) => [
     { name: `${mode} paged`, mode, prefix: 'paged' },
     { name: `${mode} unpaged`, mode, prefix: 'unpaged' },
   ]),
 ].filter((c) => only === undefined || only.includes(c.mode));
 if (baseline !== undefined) {
-  clients.push(...clients.filter((c) => c.mode.startsWith('rxkube') && !c.mode.includes('compact')).map((c) => ({ ...c, name: `${c.name} (baseline)`, tree: baseline })));
+  // The modes every tree knows: `rxkube-parsed` came when the compact cache became the default (a tree from before runs that as `rxkube`).
+  const everywhere = ['rxkube', 'rxkube-metadata', 'rxkube-drop', 'rxkube-metadata-drop'];
+  clients.push(...clients.filter((c) => everywhere.includes(c.mode)).map((c) => ({ ...c, name: `${c.name} (baseline)`, tree: baseline })));
 }
 
 let fixture: Fixture | undefined;

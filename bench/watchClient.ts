@@ -9,8 +9,8 @@
  * parse-and-keep limit), `client-node` (makeInformer), and rxkube's
  * listWatch → deltas → indexer → reconcileByKey as `rxkube`,
  * `rxkube-metadata` (metadataOnly), `rxkube-drop` (dropManagedFields),
- * `rxkube-metadata-drop` (both), `rxkube-compact` (the compact cache) and
- * `rxkube-compact-drop` (compact, dropManagedFields).
+ * `rxkube-metadata-drop` (both), `rxkube-parsed` (`compact: false`, each
+ * object parsed whole) and `rxkube-parsed-drop` (that, dropManagedFields).
  */
 import * as k8s from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
@@ -227,11 +227,11 @@ switch (mode) {
   case 'rxkube-metadata-drop':
     rxkube({ metadataOnly: true, transform: dropManagedFields });
     break;
-  case 'rxkube-compact':
-    rxkube({ compact: true });
+  case 'rxkube-parsed':
+    rxkube({ compact: false });
     break;
-  case 'rxkube-compact-drop':
-    rxkube({ compact: true, transform: dropManagedFields });
+  case 'rxkube-parsed-drop':
+    rxkube({ compact: false, transform: dropManagedFields });
     break;
   default:
     throw new Error(`unknown mode ${mode}`);

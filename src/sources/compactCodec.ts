@@ -185,7 +185,8 @@ export class CompactCodec {
       text = contiguous ? `{${buf.toString('utf8', memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number))}}` : joinMembers(buf, d, body);
       keys = this.keyList(buf, body);
     }
-    if (!this.options.transformed) deepFreeze(metadata);
+    // Metadata's nested values come frozen from the interner and the rest are scalars: freezing it is one step, not a walk.
+    if (!this.options.transformed && metadata !== null && typeof metadata === 'object') Object.freeze(metadata);
     return compactView(new CompactRecord(apiVersion, kind, metadata, text, keys, this.cache));
   }
 
@@ -195,7 +196,8 @@ export class CompactCodec {
     const d = spans.data;
     const start = d[member * FIELDS + VALUE_START] as number;
     const end = d[member * FIELDS + VALUE_END] as number;
-    if (buf[start] !== OPEN_BRACE) return JSON.parse(buf.toString('utf8', start, end)) as unknown;
+    // Not an object (the object cannot be keyed, `deltas()` reports it): frozen through, whatever it is.
+    if (buf[start] !== OPEN_BRACE) return deepFreeze(JSON.parse(buf.toString('utf8', start, end)) as unknown);
     const scalars: number[] = [];
     const nested: number[] = [];
     let ordered = true;

@@ -94,14 +94,17 @@ export interface ListWatchOptions<T extends KubeObject> {
    */
   metadataOnly?: boolean;
   /**
-   * Keep objects compact (see the README's "Memory of the read path"): each
-   * object is read from its bytes without a whole `JSON.parse`; its
-   * `metadata` is decoded (nested values shared between objects that have
-   * the same ones), the rest kept as JSON text until it is read. Objects
-   * downstream are read-only views that decode the rest when a field of it
-   * is read; a store hands readers the decoded object, ordinary and frozen.
-   * A `transform` may change `metadata` (`dropManagedFields` is done on the
-   * bytes), not the rest: return a new object for that.
+   * Keep objects compact (the default, but for `metadataOnly` sources; see
+   * the README's "Memory of the read path"): each object is read from its
+   * bytes without a whole `JSON.parse`; its `metadata` is decoded (nested
+   * values shared between objects that have the same ones), the rest kept
+   * as JSON text until it is read. Objects downstream are read-only views
+   * that decode the rest when a field of it is read; a store hands readers
+   * the decoded object, ordinary and frozen. A `transform` may change
+   * `metadata` (`dropManagedFields` is done on the bytes), not the rest:
+   * return a new object for that. `false` parses each object whole:
+   * downstream code and readers get the parsed object itself (read-only by
+   * contract, not frozen).
    */
   compact?: boolean;
   /**

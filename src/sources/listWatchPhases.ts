@@ -108,6 +108,7 @@ export class Reflector<T extends KubeObject> {
     if (typeof maxObjectBytes !== 'number' || !(maxObjectBytes > 0)) {
       throw new RangeError(`listWatch of ${this.name}: maxObjectBytes must be a positive number of bytes, got ${String(maxObjectBytes)}`);
     }
+    const compact = options.compact ?? !this.metadataOnly;
     this.transport = transport({
       resource: this.name,
       scheduler: this.scheduler,
@@ -115,7 +116,7 @@ export class Reflector<T extends KubeObject> {
       idleTimeout,
       maxObjectBytes,
       ...(this.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
-      ...(options.compact === true ? { codec: compactCodec(options.transform) } : {}),
+      ...(compact ? { codec: compactCodec(options.transform) } : {}),
     });
     this.sink = {
       resource: this.name,
@@ -124,7 +125,7 @@ export class Reflector<T extends KubeObject> {
       transform: options.transform,
       metadataOnly: this.metadataOnly,
       // A compact source shares its metadata values in its codec, and its objects are views that take no writes.
-      interner: this.metadataOnly && options.compact !== true ? new MetadataInterner() : undefined,
+      interner: this.metadataOnly && !compact ? new MetadataInterner() : undefined,
       emit,
       opened: () => this.healthy(),
       shard,

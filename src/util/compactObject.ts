@@ -2,7 +2,7 @@ import type { KubeObject } from '../types.js';
 import { deepFreeze } from './json.js';
 
 /**
- * An object as the compact cache keeps it (`listWatch(..., { compact: true })`):
+ * An object as the compact cache keeps it (`listWatch`'s default, `compact`):
  * `apiVersion`, `kind` and `metadata` decoded, everything else as the JSON
  * text it came in, decoded when it is read. What flows through `deltas()`
  * and the store is a read-only view of it (`compactView`): reading
@@ -71,6 +71,24 @@ export class CompactRecord {
     if (this.metadata !== undefined) keys.push('metadata');
     if (this.body !== undefined) for (const key of this.keysOfBody()) keys.push(key);
     return keys;
+  }
+
+  /**
+   * How Node's `util.inspect` (`console.log`, a failing `assert`'s message)
+   * shows a view: as the object it stands for. Node looks this up on the
+   * record behind a proxy, not through the proxy, and would otherwise
+   * show the record's own fields: the body as text, the shared cache.
+   */
+  [Symbol.for('nodejs.util.inspect.custom')](depth: number | null, options: object, inspect: (value: unknown, options: object) => string): string {
+    // Called on the view (the proxy), whose own fields are the object's.
+    const record = compactRecordOf(this) ?? this;
+    let object: unknown;
+    try {
+      object = record.decoded();
+    } catch (err) {
+      return `[compact object, not decodable: ${(err as Error).message}]`;
+    }
+    return inspect(object, { ...options, depth });
   }
 
   /** One member's value; the body is decoded for any but the three kept decoded. */

@@ -2,7 +2,9 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import type { Subscription } from 'rxjs';
 import { InformerFactory, deltas, dropManagedFields, indexer, listWatch, type KubeObject, type Lister, type StoreEvent } from 'rxkube';
+import { inspect } from 'node:util';
 import { byLabel } from '../../src/store/indexFunctions.js';
+import { compactRecordOf } from '../../src/util/compactObject.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { raw } from './apiserver.helpers.js';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
@@ -52,11 +54,13 @@ describe('the compact cache against the embedded API server, written by client-n
     return answer.json();
   }
 
-  function informer(options: { transform?: (o: KubeObject) => KubeObject; metadataOnly?: boolean } = {}): { store: () => Lister | undefined; deltaObjects: KubeObject[] } {
+  /** `compact` is true unless given; `'unsaid'` leaves it to the source's default. */
+  function informer(options: { transform?: (o: KubeObject) => KubeObject; metadataOnly?: boolean; compact?: boolean | 'unsaid' } = {}): { store: () => Lister | undefined; deltaObjects: KubeObject[] } {
     let lister: Lister | undefined;
     const deltaObjects: KubeObject[] = [];
+    const { compact = true, ...rest } = options;
     running.push(
-      listWatch(kc, configmaps, { compact: true, pageSize: 2, scheduler: dilatedScheduler(100), ...options })
+      listWatch(kc, configmaps, { ...(compact === 'unsaid' ? {} : { compact }), pageSize: 2, scheduler: dilatedScheduler(100), ...rest })
         .pipe(deltas(), indexer({ indexers: { app: byLabel('app') } }))
         .subscribe((e: StoreEvent) => {
           lister = e.store;
@@ -94,6 +98,20 @@ describe('the compact cache against the embedded API server, written by client-n
     expect(last.metadata.name).to.equal('b');
     expect(() => ((last as { kind?: string }).kind = 'x')).to.throw(TypeError);
     expect(JSON.parse(JSON.stringify(deltaObjects.find((o) => o.metadata.name === 'd')))).to.deep.equal({ apiVersion: 'v1', kind: 'ConfigMap', ...(await stored('d')) });
+  });
+
+  it('is the default but for metadataOnly; compact: false keeps the parsed objects; console.log shows a view as its object', async () => {
+    const informers = [informer({ compact: 'unsaid' }), informer({ compact: false }), informer({ compact: 'unsaid', metadataOnly: true })];
+    await waitFor(() => informers.every((i) => i.store()?.synced === true), 'the lists');
+    const [byDefault, off, metadataOnly] = informers.map((i) => i.deltaObjects[0] as KubeObject);
+    expect(compactRecordOf(byDefault), 'a view by default').to.not.equal(undefined);
+    expect(compactRecordOf(off), 'compact: false').to.equal(undefined);
+    expect(compactRecordOf(metadataOnly), 'metadataOnly').to.equal(undefined);
+    expect(byDefault).to.deep.equal(off);
+    expect(() => structuredClone(off)).to.not.throw();
+    // Sorted: the view has apiVersion, kind and metadata first, and metadata's scalars before its nested values.
+    expect(inspect(byDefault, { depth: 5, sorted: true })).to.equal(inspect(off, { depth: 5, sorted: true }));
+    expect(inspect({ nested: byDefault }, { depth: 1, sorted: true })).to.equal(inspect({ nested: off }, { depth: 1, sorted: true }));
   });
 
   it('drops managedFields with transform: dropManagedFields, and keeps the rest as the server holds it', async () => {
