@@ -219,6 +219,7 @@ export class CompactCodec {
       const key = memberKey(buf, spans, m);
       if (key === 'managedFields' && this.options.dropManagedFields) {
         delete out[key];
+        this.interner.skipped(key, buf, d[m * FIELDS + VALUE_START] as number, memberEnd(d, m));
         continue;
       }
       out[key] = this.interner.value(key, buf, d[m * FIELDS + VALUE_START] as number, memberEnd(d, m));
@@ -293,9 +294,14 @@ function startsObject(buf: Buffer, start: number, end: number): boolean {
   return false;
 }
 
-/** The codec of a compact source whose transform is `transform`. */
+/**
+ * The codec of a compact source whose transform is `transform`.
+ * `dropManagedFields` is done on the bytes, so its objects are frozen as
+ * they are built (the transform, run on them still, finds nothing to do).
+ */
 export function compactCodec(transform: ((object: never) => unknown) | undefined): CompactCodec {
-  return new CompactCodec({ dropManagedFields: transform === dropManagedFields, transformed: transform !== undefined });
+  const drops = transform === dropManagedFields;
+  return new CompactCodec({ dropManagedFields: drops, transformed: transform !== undefined && !drops });
 }
 
 /** After a transform: a compact object's metadata (and what is in it) is frozen, as it is at once without one. */

@@ -66,6 +66,22 @@ export class SpanInterner {
     return value;
   }
 
+  /**
+   * The value of field `field` in `buf[start, end)` is left out, not
+   * decoded (`dropManagedFields` on the bytes). Its bytes are kept while
+   * its values repeat, as `value` keeps them, so that the scanner steps
+   * over the next equal one (`knownEnd`) instead of reading it.
+   */
+  skipped(field: string, buf: Buffer, start: number, end: number): void {
+    const stats = this.statsOf(field, true);
+    const lookups = ++stats.lookups;
+    if (!stats.interning && lookups % SAMPLE !== 0) return;
+    const last = stats.lastBytes;
+    if (last !== undefined && last.length === end - start && buf.compare(last, 0, last.length, start, end) === 0) stats.hits++;
+    else if (stats.interning) stats.lastBytes = Buffer.from(buf.subarray(start, end));
+    this.decide(stats, lookups);
+  }
+
   /** The stats of `key`, made at its first lookup; a metadata field's (`stepped`) are also searched by `knownEnd`. */
   private statsOf(key: string, stepped: boolean): FieldStats {
     let stats = this.stats.get(key);

@@ -128,8 +128,16 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
 
   it('drops managedFields on the bytes when the transform is dropManagedFields, and freezes metadata only after another transform', () => {
     const text = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","managedFields":[{"manager":"m"}],"labels":{"a":"b"}},"spec":{}}';
-    const dropped = compactCodec(dropManagedFields).item(Buffer.from(text)) as KubeObject;
+    const dropping = compactCodec(dropManagedFields);
+    const dropped = dropping.item(Buffer.from(text)) as KubeObject;
     expect(readable(dropped)).to.deep.equal({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', labels: { a: 'b' } }, spec: {} });
+    expect(Object.isFrozen(dropped.metadata), 'dropManagedFields is done on the bytes: frozen at once').to.equal(true);
+    // The same managedFields again is stepped over unread; other ones, broken ones included, are still read.
+    const again = dropping.item(Buffer.from(text.replace('"name":"a"', '"name":"b"'))) as KubeObject;
+    expect(readable(again).metadata).to.deep.equal({ name: 'b', labels: { a: 'b' } });
+    const changed = dropping.item(Buffer.from(text.replace('"m"', '"n"').replace('"b"}', '"c"}'))) as KubeObject;
+    expect(readable(changed).metadata).to.deep.equal({ name: 'a', labels: { a: 'c' } });
+    expect(() => dropping.item(Buffer.from(text.replace('[{"manager":"m"}]', '[{"manager":"m"]}]')))).to.throw(SyntaxError);
     const other = compactCodec((o: KubeObject) => o).item(Buffer.from(text)) as KubeObject;
     expect(Object.isFrozen(other.metadata), 'open to the transform').to.equal(false);
     expect(Object.isFrozen(compactCodec(undefined).item(Buffer.from(text)) as KubeObject), 'no transform: frozen at once').to.equal(false);
