@@ -215,6 +215,8 @@ export class CompactCodec {
     else if (scalars.length === 0) out = {};
     else if (ordered) out = JSON.parse(`{${buf.toString('utf8', memberStart(d, scalars[0] as number), memberEnd(d, scalars[scalars.length - 1] as number))}}`) as Record<string, unknown>;
     else out = JSON.parse(joinMembers(buf, d, scalars)) as Record<string, unknown>;
+    // A managedFields that is not an array or object (null, say) came in with the scalars: dropped all the same.
+    if (this.options.dropManagedFields && Object.hasOwn(out, 'managedFields')) delete out.managedFields;
     for (const m of nested) {
       const key = memberKey(buf, spans, m);
       if (key === 'managedFields' && this.options.dropManagedFields) {
@@ -304,9 +306,14 @@ export function compactCodec(transform: ((object: never) => unknown) | undefined
   return new CompactCodec({ dropManagedFields: drops, transformed: transform !== undefined && !drops });
 }
 
-/** After a transform: a compact object's metadata (and what is in it) is frozen, as it is at once without one. */
-export function sealCompact<T>(object: T): T {
-  const record = compactRecordOf(object);
+/**
+ * After a transform of `input`: a compact object's metadata (and what is
+ * in it) is frozen, as it is at once without one. The transform may have
+ * returned a new object that carries the view's metadata (`{ ...view,
+ * spec }`): the record's metadata it read is frozen then.
+ */
+export function sealCompact<T>(object: T, input: unknown): T {
+  const record = compactRecordOf(object) ?? compactRecordOf(input);
   if (record !== undefined) deepFreeze(record.metadata);
   return object;
 }

@@ -10,6 +10,7 @@ import { MAX_OBJECT_BYTES } from './listBodyParser.js';
 import { ListItems } from './listItems.js';
 import { compactCodec } from './compactCodec.js';
 import { MetadataInterner } from './metadataInterner.js';
+import { dropManagedFields } from './transforms.js';
 import type { ListPage, ListWatchTransport, TransportSettings, WatchEnd } from './listWatchTransport.js';
 import { describeResource, resourceName, type ResourceRef } from '../types.js';
 import { explainStatus } from './listWatchError.js';
@@ -108,7 +109,9 @@ export class Reflector<T extends KubeObject> {
     if (typeof maxObjectBytes !== 'number' || !(maxObjectBytes > 0)) {
       throw new RangeError(`listWatch of ${this.name}: maxObjectBytes must be a positive number of bytes, got ${String(maxObjectBytes)}`);
     }
-    const compact = options.compact ?? !this.metadataOnly;
+    // Compact unless told, but for metadata-only sources (the interner keeps those smaller) and a transform of the
+    // caller's own, which may rewrite what a compact view refuses to change (its body, metadata's nested values).
+    const compact = options.compact ?? (!this.metadataOnly && (options.transform === undefined || options.transform === dropManagedFields));
     this.transport = transport({
       resource: this.name,
       scheduler: this.scheduler,

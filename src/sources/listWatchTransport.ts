@@ -81,7 +81,7 @@ export interface TransportSettings {
   maxObjectBytes: number;
   /** The `Accept` header of lists and watches (a metadata-only source asks for `PartialObjectMetadata`). */
   accept?: { list: string; watch: string };
-  /** Reads objects into the compact cache's form instead of `JSON.parse` (`compact: true`). */
+  /** Reads objects into the compact cache's form instead of `JSON.parse` (the compact cache, a source's default). */
   codec?: CompactCodec;
 }
 

@@ -45,7 +45,7 @@ export function shapeObject<T extends KubeObject>(
   if (transform !== undefined) {
     try {
       // A compact object's metadata is frozen once its transform is done with it.
-      out = sealCompact(transform(out));
+      out = sealCompact(transform(out), out);
     } catch (err) {
       return { error: transformError(out, err, sink.resource, verb) };
     }

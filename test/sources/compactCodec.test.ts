@@ -7,6 +7,7 @@ import { CompactCodec, compactCodec } from '../../src/sources/compactCodec.js';
 import { ListBodyParser } from '../../src/sources/listBodyParser.js';
 import { MalformedWatchLineError, WatchLineReader, type WatchLine } from '../../src/sources/watchLineReader.js';
 import { compactRecordOf, readable } from '../../src/util/compactObject.js';
+import { shapeObject } from '../../src/sources/watchEvents.js';
 
 type Plain = Record<string, unknown>;
 
@@ -138,10 +139,29 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     const changed = dropping.item(Buffer.from(text.replace('"m"', '"n"').replace('"b"}', '"c"}'))) as KubeObject;
     expect(readable(changed).metadata).to.deep.equal({ name: 'a', labels: { a: 'c' } });
     expect(() => dropping.item(Buffer.from(text.replace('[{"manager":"m"}]', '[{"manager":"m"]}]')))).to.throw(SyntaxError);
+    // One that is not an array (null) goes too, and the transform, run after, finds nothing left to delete in the frozen metadata.
+    for (const nulled of [text.replace('[{"manager":"m"}]', 'null'), '{"metadata":{"name":"a","managedFields":null}}']) {
+      const view = dropping.item(Buffer.from(nulled)) as KubeObject;
+      expect(view.metadata, nulled).to.not.have.property('managedFields');
+      expect(() => dropManagedFields(view)).to.not.throw();
+    }
     const other = compactCodec((o: KubeObject) => o).item(Buffer.from(text)) as KubeObject;
     expect(Object.isFrozen(other.metadata), 'open to the transform').to.equal(false);
     expect(Object.isFrozen(compactCodec(undefined).item(Buffer.from(text)) as KubeObject), 'no transform: frozen at once').to.equal(false);
     expect(Object.isFrozen((compactCodec(undefined).item(Buffer.from(text)) as KubeObject).metadata)).to.equal(true);
+  });
+
+  it('freezes the metadata a transform leaves, whether it returns the view or a new object carrying its metadata', () => {
+    const text = '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","labels":{"a":"b"}},"spec":{"x":1}}';
+    const sink = (transform: (o: KubeObject) => KubeObject) => ({ transform, metadataOnly: false, resource: 'pods', interner: undefined });
+    for (const transform of [(o: KubeObject) => o, (o: KubeObject) => ({ ...o, spec: { x: 2 } })]) {
+      const view = compactCodec(transform).item(Buffer.from(text)) as KubeObject;
+      const shaped = shapeObject(sink(transform), view, 'watch');
+      if (!('object' in shaped)) throw new Error('the transform failed');
+      const read = readable(shaped.object);
+      expect(Object.isFrozen(read.metadata), String(transform)).to.equal(true);
+      expect(() => ((read.metadata as { name: string }).name = 'b')).to.throw(TypeError);
+    }
   });
 
   it('decodes bookmarks, errors and what is not an object as JSON.parse does', () => {

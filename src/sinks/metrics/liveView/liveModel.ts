@@ -171,7 +171,7 @@ function pushCapped<T>(list: T[], item: T, cap: number): void {
  * does not know are ignored.
  *
  * Invariants: `waiting`, `running` and `delayed` hold exactly the keys whose
- * last queue entry said so (disjoint); they are kept apart from the key
+ * last move said so (a queue entry, or a `run-start` for running; disjoint); they are kept apart from the key
  * records, so dropping a record to stay within `maxKeys` never falsifies
  * the queue's figures. `records` is in least-recently-active order.
  */
