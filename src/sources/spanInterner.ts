@@ -70,7 +70,9 @@ export class SpanInterner {
    * The value of field `field` in `buf[start, end)` is left out, not
    * decoded (`dropManagedFields` on the bytes). Its bytes are kept while
    * its values repeat, as `value` keeps them, so that the scanner steps
-   * over the next equal one (`knownEnd`) instead of reading it.
+   * over the next equal one (`knownEnd`) instead of reading it. A codec
+   * either drops a field or decodes it, never both, so `value` never meets
+   * these bytes without their value.
    */
   skipped(field: string, buf: Buffer, start: number, end: number): void {
     const stats = this.statsOf(field, true);
@@ -78,7 +80,8 @@ export class SpanInterner {
     if (!stats.interning && lookups % SAMPLE !== 0) return;
     const last = stats.lastBytes;
     if (last !== undefined && last.length === end - start && buf.compare(last, 0, last.length, start, end) === 0) stats.hits++;
-    else if (stats.interning) stats.lastBytes = Buffer.from(buf.subarray(start, end));
+    // Kept on a sampled lookup too: the next sample's comparison is how a field that repeats again is noticed.
+    else stats.lastBytes = Buffer.from(buf.subarray(start, end));
     this.decide(stats, lookups);
   }
 
