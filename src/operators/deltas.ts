@@ -88,10 +88,15 @@ export function deltas<T extends KubeObject = KubeObject>(
         known.set(key, object);
         if (old === undefined) {
           emit('Added', key, object);
-        } else if (recreated(old, object)) {
+          return;
+        }
+        // Each object's metadata read once: through a compact view, every read is a proxy's.
+        const before = old.metadata;
+        const after = object.metadata;
+        if (recreated(before, after)) {
           emit('Deleted', key, old);
           emit('Added', key, object);
-        } else if (old.metadata.resourceVersion !== undefined && old.metadata.resourceVersion === object.metadata.resourceVersion) {
+        } else if (before.resourceVersion !== undefined && before.resourceVersion === after.resourceVersion) {
           emit('Sync', key, object, old);
         } else {
           emit('Updated', key, object, old);
@@ -190,12 +195,12 @@ function messageOf(thrown: unknown): string {
 }
 
 /**
- * True when both objects carry a uid and the uids differ. Only a non-empty
+ * True when both objects' metadata carry a uid and the uids differ. Only a non-empty
  * string is a uid: a missing, empty or mistyped one (null, a number) says
  * nothing about identity, so it never makes an update look like a recreation.
  */
-function recreated(old: KubeObject, object: KubeObject): boolean {
-  const before: unknown = old.metadata.uid;
-  const after: unknown = object.metadata.uid;
+function recreated(oldMetadata: KubeObject['metadata'], metadata: KubeObject['metadata']): boolean {
+  const before: unknown = oldMetadata.uid;
+  const after: unknown = metadata.uid;
   return typeof before === 'string' && before !== '' && typeof after === 'string' && after !== '' && before !== after;
 }
