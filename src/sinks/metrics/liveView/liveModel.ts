@@ -390,14 +390,11 @@ export class LiveModel {
       else delete record.delayReason;
       const last = record.runs.at(-1);
       if (last !== undefined && last.endedAt !== undefined && last.nextRunAt === undefined) last.nextRunAt = record.nextRunAt;
-    } else {
-      delete record.nextRunAt;
-      delete record.delayReason;
     }
     this.remember(record, entry);
   }
 
-  /** `key` is now in `state` (since `at`, unless it was already): the queue's sets and its record say so. */
+  /** `key` is now in `state` (since `at`, unless it was already): the queue's sets and its record say so; a key not delayed has no rerun due. */
   private move(key: ObjectKey, state: KeyState, at: number): KeyRecord {
     // A key waiting already (a trigger coalesced) has waited since it began to, and keeps its place in the order.
     if (state !== 'waiting' || !this.waiting.has(key)) {
@@ -413,14 +410,16 @@ export class LiveModel {
       record.state = state;
       record.since = at;
     }
+    if (state !== 'delayed') {
+      delete record.nextRunAt;
+      delete record.delayReason;
+    }
     return record;
   }
 
   private runStart(entry: RunStartEntry): void {
     // The run's start is its key's move to running.
     const record = this.move(entry.key, 'running', entry.at);
-    delete record.nextRunAt;
-    delete record.delayReason;
     const previous = record.runs.at(-1);
     const cause: RunCause | undefined =
       record.pending?.cause ?? (previous?.result === 'error' ? { via: 'retry' } : previous?.result === 'requeue' || previous?.result === 'requeue_after' ? { via: 'requeue' } : undefined);
