@@ -220,7 +220,6 @@ export class CompactCodec {
     for (const m of nested) {
       const key = memberKey(buf, spans, m);
       if (key === 'managedFields' && this.options.dropManagedFields) {
-        delete out[key];
         this.interner.skipped(key, buf, d[m * FIELDS + VALUE_START] as number, memberEnd(d, m));
         continue;
       }

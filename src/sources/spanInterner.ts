@@ -41,8 +41,7 @@ export class SpanInterner {
     const stats = this.statsOf(field, true);
     const lookups = ++stats.lookups;
     if (!stats.interning && lookups % SAMPLE !== 0) return this.decode(field, buf.toString('utf8', start, end));
-    const last = stats.lastBytes;
-    if (last !== undefined && last.length === end - start && buf.compare(last, 0, last.length, start, end) === 0) {
+    if (sameBytes(stats.lastBytes, buf, start, end)) {
       stats.hits++;
       return stats.last;
     }
@@ -78,8 +77,7 @@ export class SpanInterner {
     const stats = this.statsOf(field, true);
     const lookups = ++stats.lookups;
     if (!stats.interning && lookups % SAMPLE !== 0) return;
-    const last = stats.lastBytes;
-    if (last !== undefined && last.length === end - start && buf.compare(last, 0, last.length, start, end) === 0) stats.hits++;
+    if (sameBytes(stats.lastBytes, buf, start, end)) stats.hits++;
     // Kept on a sampled lookup too: the next sample's comparison is how a field that repeats again is noticed.
     else stats.lastBytes = Buffer.from(buf.subarray(start, end));
     this.decide(stats, lookups);
@@ -156,7 +154,7 @@ export class SpanInterner {
       const last = stats.lastBytes;
       if (last === undefined || !keyIs(buf, spans, m, field)) continue;
       const end = start + last.length;
-      return end <= buf.length && buf.compare(last, 0, last.length, start, end) === 0 ? end : -1;
+      return sameBytes(last, buf, start, end) ? end : -1;
     }
     return -1;
   }
@@ -165,4 +163,9 @@ export class SpanInterner {
   get size(): number {
     return this.table.size;
   }
+}
+
+/** Whether `buf[start, end)` holds the bytes of `last` (a field's last value). */
+function sameBytes(last: Buffer | undefined, buf: Buffer, start: number, end: number): boolean {
+  return last !== undefined && last.length === end - start && end <= buf.length && buf.compare(last, 0, last.length, start, end) === 0;
 }
