@@ -92,29 +92,32 @@ export function objectKey(obj: KubeObject): ObjectKey {
     throw new InvalidObjectError(`cannot key ${describe(obj)}: expected a Kubernetes object with metadata.name`);
   }
   const meta: unknown = (obj as { metadata?: unknown }).metadata;
-  // Only an error names the kind: read for every object keyed, it would cost a read (through a compact view, a proxy's) each.
-  const kind = () => (typeof obj.kind === 'string' ? `${obj.kind} ` : '');
   if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) {
-    throw new InvalidObjectError(`cannot key ${kind()}object: metadata is missing (got ${describe(meta)})`);
+    throw new InvalidObjectError(`cannot key ${kindOf(obj)}object: metadata is missing (got ${describe(meta)})`);
   }
   const { name, namespace } = meta as { name?: unknown; namespace?: unknown };
   if (typeof name !== 'string' || name === '') {
     const where = typeof namespace === 'string' && namespace !== '' ? ` in namespace "${namespace}"` : '';
     throw new InvalidObjectError(
-      `cannot key ${kind()}object${where}: metadata.name is ${name === '' ? 'empty' : 'missing'}`,
+      `cannot key ${kindOf(obj)}object${where}: metadata.name is ${name === '' ? 'empty' : 'missing'}`,
     );
   }
   // A "/" would make the key ambiguous: cluster-scoped "a/b" and "b" in namespace "a" would
   // share one cache entry. Kubernetes never issues such names, so one is a corrupt object.
-  if (name.includes('/')) throw new InvalidObjectError(`cannot key ${kind()}"${name}": metadata.name contains "/"`);
+  if (name.includes('/')) throw new InvalidObjectError(`cannot key ${kindOf(obj)}"${name}": metadata.name contains "/"`);
   if (namespace === undefined || namespace === null || namespace === '') return name;
   if (typeof namespace !== 'string') {
-    throw new InvalidObjectError(`cannot key ${kind()}"${name}": metadata.namespace is ${describe(namespace)}, not a string`);
+    throw new InvalidObjectError(`cannot key ${kindOf(obj)}"${name}": metadata.namespace is ${describe(namespace)}, not a string`);
   }
   if (namespace.includes('/')) {
-    throw new InvalidObjectError(`cannot key ${kind()}"${name}": metadata.namespace "${namespace}" contains "/"`);
+    throw new InvalidObjectError(`cannot key ${kindOf(obj)}"${name}": metadata.namespace "${namespace}" contains "/"`);
   }
   return joinKey(namespace, name);
+}
+
+/** The kind, as an error of `objectKey` names it; read only for an error (through a compact view, each read is a proxy's). */
+function kindOf(obj: KubeObject): string {
+  return typeof obj.kind === 'string' ? `${obj.kind} ` : '';
 }
 
 /**
