@@ -5,6 +5,8 @@ import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, ke
 import { SpanInterner } from './spanInterner.js';
 import { BACKSLASH, CLOSE_BRACE, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
 
+/** Distinct metadata keys kept as shared strings; past this, keys are decoded each time. */
+const SHARED_KEYS = 64;
 /** Distinct small strings (apiVersion, kind) and key lists kept for sharing; past this, new ones are not kept. */
 const SHARED_SMALL = 4096;
 
@@ -29,6 +31,9 @@ export class CompactCodec {
   private readonly cache = new DecodedCache();
   private readonly small = new Map<string, string>();
   private readonly keyLists = new Map<string, readonly string[]>();
+  /** Metadata's keys seen so far (`keyString`), and where the next one is likely found among them. */
+  private readonly keys: string[] = [];
+  private keyHint = 0;
 
   /** Metadata's nested values the interner has just seen are stepped over by the scanner, not scanned. */
   private readonly known: KnownValue = (buf, spans, m, start) => {
@@ -190,7 +195,12 @@ export class CompactCodec {
     return compactView(new CompactRecord(apiVersion, kind, metadata, text, keys, this.cache));
   }
 
-  /** Metadata decoded: its scalars by one `JSON.parse`, its objects and arrays through the interner. */
+  /**
+   * Metadata decoded member by member, in its order: scalars from their
+   * bytes (a short string without escapes is sliced, not parsed), objects
+   * and arrays through the interner. Keys are the codec's shared strings
+   * (`keyString`), so the interner's lookups by key hash nothing new.
+   */
   private metadata(buf: Buffer, member: number, last: number): unknown {
     const spans = this.spans;
     const d = spans.data;
@@ -198,34 +208,46 @@ export class CompactCodec {
     const end = d[member * FIELDS + VALUE_END] as number;
     // Not an object (the object cannot be keyed, `deltas()` reports it): frozen through, whatever it is.
     if (buf[start] !== OPEN_BRACE) return deepFreeze(JSON.parse(buf.toString('utf8', start, end)) as unknown);
-    const scalars: number[] = [];
-    const nested: number[] = [];
-    let ordered = true;
-    for (let m = member + 1; m < last && (d[m * FIELDS + DEPTH] as number) > (d[member * FIELDS + DEPTH] as number); m++) {
+    const drop = this.options.dropManagedFields;
+    const depth = d[member * FIELDS + DEPTH] as number;
+    const out: Record<string, unknown> = {};
+    for (let m = member + 1; m < last && (d[m * FIELDS + DEPTH] as number) > depth; m++) {
       if (d[m * FIELDS + PARENT] !== member) continue;
-      const first = buf[d[m * FIELDS + VALUE_START] as number];
-      if (first === OPEN_BRACE || first === OPEN_BRACKET) nested.push(m);
-      else {
-        if (nested.length > 0) ordered = false;
-        scalars.push(m);
-      }
-    }
-    let out: Record<string, unknown>;
-    if (nested.length === 0) out = JSON.parse(buf.toString('utf8', start, end)) as Record<string, unknown>;
-    else if (scalars.length === 0) out = {};
-    else if (ordered) out = JSON.parse(`{${buf.toString('utf8', memberStart(d, scalars[0] as number), memberEnd(d, scalars[scalars.length - 1] as number))}}`) as Record<string, unknown>;
-    else out = JSON.parse(joinMembers(buf, d, scalars)) as Record<string, unknown>;
-    // A managedFields that is not an array or object (null, say) came in with the scalars: dropped all the same.
-    if (this.options.dropManagedFields && Object.hasOwn(out, 'managedFields')) delete out.managedFields;
-    for (const m of nested) {
-      const key = memberKey(buf, spans, m);
-      if (key === 'managedFields' && this.options.dropManagedFields) {
-        this.interner.skipped(key, buf, d[m * FIELDS + VALUE_START] as number, memberEnd(d, m));
+      const key = this.keyString(buf, m);
+      const from = d[m * FIELDS + VALUE_START] as number;
+      const to = d[m * FIELDS + VALUE_END] as number;
+      const first = buf[from];
+      const nested = first === OPEN_BRACE || first === OPEN_BRACKET;
+      if (drop && key === 'managedFields') {
+        // A managedFields that is not an array or object (null, say) is dropped all the same.
+        if (nested) this.interner.skipped(key, buf, from, to);
         continue;
       }
-      out[key] = this.interner.value(key, buf, d[m * FIELDS + VALUE_START] as number, memberEnd(d, m));
+      const value = nested ? this.interner.value(key, buf, from, to) : scalarValue(buf, from, to);
+      // As `JSON.parse` makes it: an own property, never the prototype.
+      if (key === '__proto__') Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+      else out[key] = value;
     }
     return out;
+  }
+
+  /**
+   * Member `m`'s key: the codec's string for it when it is one seen before
+   * (metadata's keys are a handful, met in the same order object after
+   * object), so no string is made per object.
+   */
+  private keyString(buf: Buffer, m: number): string {
+    const keys = this.keys;
+    const n = keys.length;
+    for (let k = 0, at = this.keyHint; k < n; k++, at = at + 1 === n ? 0 : at + 1) {
+      if (keyIs(buf, this.spans, m, keys[at] as string)) {
+        this.keyHint = at + 1 === n ? 0 : at + 1;
+        return keys[at] as string;
+      }
+    }
+    const key = memberKey(buf, this.spans, m);
+    if (n < SHARED_KEYS && isPlainAscii(key)) keys.push(key);
+    return key;
   }
 
   /** A string member's value; undefined if it is not a string. */
@@ -279,6 +301,35 @@ function joinMembers(buf: Buffer, d: Int32Array, ms: number[]): string {
   const parts: string[] = [];
   for (const m of ms) parts.push(buf.toString('utf8', memberStart(d, m), memberEnd(d, m)));
   return `{${parts.join(',')}}`;
+}
+
+/**
+ * The scalar JSON value in `buf[start, end)`, which the scanner has found
+ * well formed: a string of printable ASCII without escapes is sliced
+ * straight from the bytes (most of metadata's), anything else is parsed.
+ */
+function scalarValue(buf: Buffer, start: number, end: number): unknown {
+  if (buf[start] === QUOTE && end - start >= 2) {
+    let plain = true;
+    for (let i = start + 1; i < end - 1; i++) {
+      const c = buf[i] as number;
+      if (c === BACKSLASH || c < 0x20 || c >= 0x7f) {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) return buf.toString('latin1', start + 1, end - 1);
+  }
+  return JSON.parse(buf.toString('utf8', start, end)) as unknown;
+}
+
+/** A key `keyIs` can compare byte for byte. */
+function isPlainAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
 }
 
 function bytesAre(buf: Buffer, at: number, ascii: string): boolean {

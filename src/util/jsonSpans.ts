@@ -291,7 +291,7 @@ export function memberKey(buf: Buffer, spans: JsonSpans, m: number): string {
   const at = m * FIELDS;
   const from = spans.data[at + KEY_START] as number;
   const to = spans.data[at + KEY_END] as number;
-  if (buf.indexOf(BACKSLASH, from) !== -1 && buf.indexOf(BACKSLASH, from) < to) return JSON.parse(buf.toString('utf8', from - 1, to + 1)) as string;
+  for (let i = from; i < to; i++) if (buf[i] === BACKSLASH) return JSON.parse(buf.toString('utf8', from - 1, to + 1)) as string;
   return buf.toString('utf8', from, to);
 }
 

@@ -86,6 +86,28 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     );
   });
 
+  it('decodes metadata member by member as JSON.parse does: any scalar, escaped and odd keys, __proto__, repeated keys, key order (property)', () => {
+    const c = codec();
+    const scalar = fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.string({ maxLength: 8 }), fc.boolean(), fc.constant(null), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
+    const member = fc.tuple(fc.oneof(fc.constantFrom('name', 'uid', 'labels', '__proto__', 'constructor', 'na\\me'), fc.string({ unit: 'binary', maxLength: 6 })), fc.oneof(scalar, fc.dictionary(fc.string({ maxLength: 3 }), scalar, { maxKeys: 2 })));
+    fc.assert(
+      fc.property(fc.array(member, { maxLength: 8 }), fc.boolean(), (members, escapeKeys) => {
+        // Written by hand, not by JSON.stringify: keys may repeat, and may be spelled with \u escapes.
+        const key = (k: string) => (escapeKeys ? `"${[...k].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"` : JSON.stringify(k));
+        const metadata = `{${members.map(([k, v]) => `${key(k)}:${JSON.stringify(v)}`).join(',')}}`;
+        const text = `{"kind":"Thing","metadata":${metadata},"spec":{"a":1}}`;
+        const expected = JSON.parse(text) as Plain & { metadata: Plain };
+        const view = c.item(Buffer.from(text)) as Plain & { metadata: Plain };
+        expect(Object.getPrototypeOf(view.metadata)).to.equal(Object.prototype);
+        expect(Object.keys(view.metadata)).to.deep.equal(Object.keys(expected.metadata));
+        expectReadsAs(view, expected);
+        const line = Buffer.from(`{"type":"MODIFIED","object":${text}}`);
+        expect(Object.keys((c.line(line, 0, line.length) as WatchLine & { object: Plain & { metadata: Plain } }).object.metadata)).to.deep.equal(Object.keys(expected.metadata));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('refuses every write to a view, as a frozen object does, and freezes metadata', () => {
     const view = codec().item(Buffer.from('{"kind":"Pod","metadata":{"name":"a","labels":{"x":"1"}},"spec":{"n":1}}')) as Plain & { metadata: Plain & { labels: Plain } };
     expect(() => (view.kind = 'x')).to.throw(TypeError);
