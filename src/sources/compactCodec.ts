@@ -82,7 +82,10 @@ export class CompactCodec {
     const d = spans.data;
     for (let m = 0; m < spans.count; m++) {
       if (d[m * FIELDS + DEPTH] !== 1) continue;
-      if (keyIs(buf, spans, m, 'type')) type = this.stringValue(buf, m);
+      if (keyIs(buf, spans, m, 'type')) {
+        const value = scalarValue(buf, d[m * FIELDS + VALUE_START] as number, d[m * FIELDS + VALUE_END] as number);
+        type = typeof value === 'string' ? value : undefined;
+      }
       else if (keyIs(buf, spans, m, 'object')) object = m;
     }
     if (object === -1 || (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') || buf[d[object * FIELDS + VALUE_START] as number] !== OPEN_BRACE) {
@@ -250,24 +253,11 @@ export class CompactCodec {
     return key;
   }
 
-  /** A string member's value; undefined if it is not a string. */
-  private stringValue(buf: Buffer, m: number): string | undefined {
-    const d = this.spans.data;
-    const start = d[m * FIELDS + VALUE_START] as number;
-    const end = d[m * FIELDS + VALUE_END] as number;
-    if (buf[start] !== QUOTE) return undefined;
-    const slash = buf.indexOf(BACKSLASH, start);
-    if (slash !== -1 && slash < end) return JSON.parse(buf.toString('utf8', start, end)) as string;
-    return buf.toString('utf8', start + 1, end - 1);
-  }
-
   /** `apiVersion` or `kind`: decoded, and one string for each distinct value. */
   private smallValue(buf: Buffer, m: number): unknown {
-    const value = this.stringValue(buf, m);
-    if (value === undefined) {
-      const d = this.spans.data;
-      return JSON.parse(buf.toString('utf8', d[m * FIELDS + VALUE_START] as number, d[m * FIELDS + VALUE_END] as number)) as unknown;
-    }
+    const d = this.spans.data;
+    const value = scalarValue(buf, d[m * FIELDS + VALUE_START] as number, d[m * FIELDS + VALUE_END] as number);
+    if (typeof value !== 'string') return value;
     const shared = this.small.get(value);
     if (shared !== undefined) return shared;
     if (this.small.size < SHARED_SMALL) this.small.set(value, value);

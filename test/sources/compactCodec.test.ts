@@ -215,6 +215,20 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     parser.push(Buffer.from('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":tru}}]}'));
     expect(parser.end()).to.deep.equal({ error: 'an item is not JSON: not a JSON value at byte 20' });
     expect(items.map((i) => (i as KubeObject).metadata.name)).to.deep.equal(['a']);
+
+    // A raw control character in a string is not JSON, in apiVersion, kind or type as anywhere.
+    const before = malformed.length;
+    reader.push(Buffer.from('{"type":"MODIFIED","object":{"apiVersion":"v\u0001","metadata":{"name":"c"}}}\n'));
+    reader.push(Buffer.from('{"object":{"metadata":{"name":"d"}},"type":"MODIFIED\u0001"}\n'));
+    reader.push(Buffer.from('{"type":"MODIFIED","object":{"metadata":{"name":"ok2"},"spec":{}}}\n'));
+    expect(malformed.slice(before).map((e) => e.reason)).to.have.length(2);
+    for (const e of malformed.slice(before)) expect(e.reason).to.match(/^not JSON: .*control character/i);
+    expect(events.map((e) => (e.object as KubeObject).metadata.name)).to.deep.equal(['ok', 'ok2']);
+    const kinds: unknown[] = [];
+    const kindParser = new ListBodyParser({ item: (entry) => (kinds.push(entry), false), oversized: () => {} }, undefined, (bytes) => c.item(bytes));
+    kindParser.push(Buffer.from('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[{"kind":"Pod\u0001","metadata":{"name":"e"}}]}'));
+    expect(kindParser.end()).to.have.property('error').that.matches(/^an item is not JSON: .*control character/i);
+    expect(kinds).to.deep.equal([]);
   });
 
   it('keeps a watch object past its metadata unread until it is read, and says whose body is broken when it is', () => {
