@@ -8,8 +8,9 @@
  * bytes (joining and encoding them per request made the server, not the
  * client, the bound on a paged list).
  *
- * Clients: the parse-only limit (`parse`: JSON.parse each line, nothing
- * kept), the parse-and-keep limit (`keep`: newest object per key in a Map),
+ * Clients: the transport alone (`read`: the watch's bytes read and split
+ * into lines, nothing decoded), the parse-only limit (`parse`: JSON.parse
+ * each line, nothing kept), the parse-and-keep limit (`keep`: newest object per key in a Map),
  * client-node 1.4's `makeInformer`, and rxkube (listWatch → deltas →
  * indexer → reconcileByKey) by default (the compact cache), parsed whole
  * (`compact: false`), metadata only, with dropManagedFields, parsed with
@@ -201,6 +202,7 @@ const only = process.env.BENCH_CLIENTS?.split(',');
 /** BENCH_BASELINE: a checkout of an earlier rxkube (a `git worktree`), whose rxkube clients run in the same rounds, for before/after. */
 const baseline = process.env.BENCH_BASELINE;
 const clients: { name: string; mode: string; prefix: string; tree?: string }[] = [
+  { name: 'read', mode: 'read', prefix: 'unpaged' },
   { name: 'parse', mode: 'parse', prefix: 'unpaged' },
   { name: 'keep', mode: 'keep', prefix: 'unpaged' },
   { name: 'client-node', mode: 'client-node', prefix: 'unpaged' },
@@ -262,6 +264,12 @@ for (const pods of sizes) {
     console.log(
       `${c.name.padEnd(30)} ${(rate(c.name) / rate('client-node')).toFixed(2).padStart(9)} ${(cpuRate(c.name) / cpuRate('client-node')).toFixed(2).padStart(9)} ${(r.syncedMs / cn.syncedMs).toFixed(2).padStart(7)} ${(r.syncedCpuMs / cn.syncedCpuMs).toFixed(2).padStart(5)} ${(r.maxRssMb / cn.maxRssMb).toFixed(2).padStart(9)} ${(r.retainedMb / cn.retainedMb).toFixed(2).padStart(9)}`,
     );
+  }
+  if (results.read !== undefined) {
+    // What each client spends on a line beyond reading it: the part a client's own code decides.
+    const us = (name: string) => (results[name] as Result).watchMs * 1000 / EVENTS;
+    const beyond = clients.filter((c) => c.name !== 'read').map((c) => `${c.name} ${(us(c.name) - us('read')).toFixed(1)}`);
+    console.log(`transport: ${us('read').toFixed(1)} µs a line (wall); beyond it, µs a line: ${beyond.join(', ')}`);
   }
   if (results.keep !== undefined && results.parse !== undefined) {
     console.log(`references: keep/parse events/s ${(rate('keep') / rate('parse')).toFixed(2)}; rxkube paged/keep ${results['rxkube paged'] ? (rate('rxkube paged') / rate('keep')).toFixed(2) : '-'}`);

@@ -4,8 +4,9 @@
  * it has seen `total`, then (after a full GC) measures what it retains, and
  * prints one JSON line.
  *
- * Modes: `parse` (JSON.parse each line, nothing kept: the parse-only
- * limit), `keep` (the same, newest object per key in a Map: the
+ * Modes: `read` (the watch's bytes read and split into lines, nothing
+ * decoded: what the transport alone costs any client), `parse` (JSON.parse
+ * each line, nothing kept: the parse-only limit), `keep` (the same, newest object per key in a Map: the
  * parse-and-keep limit), `client-node` (makeInformer), and rxkube's
  * listWatch → deltas → indexer → reconcileByKey as `rxkube`,
  * `rxkube-metadata` (metadataOnly), `rxkube-drop` (dropManagedFields),
@@ -124,8 +125,11 @@ function countEvent(): void {
 
 const get = (path: string) => new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${url}${path}`, resolve).on('error', reject));
 
-/** The references: one unpaged list read whole, then the watch split into lines, each JSON.parsed once. */
-async function reference(keep: boolean): Promise<void> {
+/**
+ * The references: one unpaged list read whole, then the watch split into
+ * lines, each JSON.parsed once (`transportOnly`: counted, not parsed).
+ */
+async function reference(keep: boolean, transportOnly = false): Promise<void> {
   let cache = new Map<string, unknown>();
   const res = await get('/api/v1/pods');
   const chunks: Buffer[] = [];
@@ -137,6 +141,7 @@ async function reference(keep: boolean): Promise<void> {
   const watch = await get(`/api/v1/pods?watch=1&resourceVersion=${page.metadata.resourceVersion}`);
   let pieces: Buffer[] = [];
   const take = (buf: Buffer, from: number, to: number) => {
+    if (transportOnly) return void countEvent();
     const event = JSON.parse(buf.toString('utf8', from, to)) as { object: KubeObject };
     if (keep) cache.set(`${event.object.metadata.namespace}/${event.object.metadata.name}`, event.object);
     countEvent();
@@ -206,6 +211,9 @@ function rxkube(options: ListWatchOptions<KubeObject>): void {
 }
 
 switch (mode) {
+  case 'read':
+    await reference(false, true);
+    break;
   case 'parse':
     await reference(false);
     break;
