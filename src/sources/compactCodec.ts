@@ -55,6 +55,7 @@ export class CompactCodec {
     // The list parser found the item's end, balancing brackets and strings: past metadata it can stay unread.
     const lazy = buf[end - 1] === CLOSE_BRACE ? this.unreadTail(buf, 0, end) : undefined;
     if (lazy !== undefined) return lazy;
+    this.interner.beginScan();
     const error = scanObject(buf, 0, buf.length, 2, this.spans);
     if (error !== undefined) throw new SyntaxError(error);
     return this.build(buf, -1, 0, this.spans.count, -1, -1);
@@ -75,6 +76,7 @@ export class CompactCodec {
     if (fast !== undefined) return fast;
     if (!startsObject(buf, start, end)) return JSON.parse(buf.toString('utf8', start, end)) as unknown;
     const spans = this.spans;
+    this.interner.beginScan();
     const error = scanObject(buf, start, end, 3, spans);
     if (error !== undefined) throw new SyntaxError(error);
     let type: string | undefined;
@@ -130,6 +132,7 @@ export class CompactCodec {
    */
   private unreadTail(buf: Buffer, start: number, end: number): unknown {
     const spans = this.spans;
+    this.interner.beginScan();
     const error = scanObject(buf, start, end, 2, spans, 'metadata', this.known);
     if (error !== undefined) throw new SyntaxError(error);
     const stopped = spans.stopped;

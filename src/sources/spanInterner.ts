@@ -13,6 +13,10 @@ interface FieldStats {
   /** The bytes of the field's last value, and the value: objects in a row often share it, and bytes compare faster than a string is made and hashed. */
   lastBytes: Buffer | undefined;
   last: unknown;
+  /** Where `knownEnd` last found the last value's bytes again, in which scan, and the value they were then: `value` need not compare them twice. */
+  steppedAt: number;
+  steppedScan: number;
+  stepped: unknown;
 }
 
 /**
@@ -31,6 +35,8 @@ export class SpanInterner {
   private readonly stats = new Map<string, FieldStats>();
   /** The fields' stats, in an array to search by key bytes (a handful of fields). */
   private readonly fields: [string, FieldStats][] = [];
+  /** Counts the scans `knownEnd` serves (`beginScan`): what it found in an earlier one says nothing of this one's bytes. */
+  private scan = 0;
   private readonly registry = new FinalizationRegistry<string>((text) => {
     const ref = this.table.get(text);
     if (ref !== undefined && ref.deref() === undefined) this.table.delete(text);
@@ -41,6 +47,10 @@ export class SpanInterner {
     const stats = this.statsOf(field, true);
     const lookups = ++stats.lookups;
     if (!stats.interning && lookups % SAMPLE !== 0) return this.decode(field, buf.toString('utf8', start, end));
+    if (stats.steppedScan === this.scan && stats.steppedAt === start) {
+      stats.hits++;
+      return stats.stepped;
+    }
     if (sameBytes(stats.lastBytes, buf, start, end)) {
       stats.hits++;
       return stats.last;
@@ -87,7 +97,7 @@ export class SpanInterner {
   private statsOf(key: string, stepped: boolean): FieldStats {
     let stats = this.stats.get(key);
     if (stats === undefined) {
-      this.stats.set(key, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined }));
+      this.stats.set(key, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined, steppedAt: -1, steppedScan: -1, stepped: undefined }));
       if (stepped) this.fields.push([key, stats]);
     }
     return stats;
@@ -154,9 +164,23 @@ export class SpanInterner {
       const last = stats.lastBytes;
       if (last === undefined || !keyIs(buf, spans, m, field)) continue;
       const end = start + last.length;
-      return sameBytes(last, buf, start, end) ? end : -1;
+      if (!sameBytes(last, buf, start, end)) return -1;
+      // Kept with the value of that moment: a repeated key's earlier member may change `last` before this one is decoded.
+      stats.steppedAt = start;
+      stats.steppedScan = this.scan;
+      stats.stepped = stats.last;
+      return end;
     }
     return -1;
+  }
+
+  /**
+   * A new scan of one object's bytes begins, whose `knownEnd` findings its
+   * `value` calls may use. Called before each scan that steps over known
+   * values, so that none is taken for a finding in other bytes.
+   */
+  beginScan(): void {
+    this.scan++;
   }
 
   /** Distinct texts held (for tests and benchmarks). */
