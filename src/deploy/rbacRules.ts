@@ -85,7 +85,7 @@ export function controllerRbac(options: RbacInput): ScopedRules[] {
   }
   if (options.sharding !== undefined) {
     // One Lease per replica, named after its identity (the pod's, unknown here), and a list of the others' by label.
-    grant(options.sharding.namespace ?? 'default', 'coordination.k8s.io', 'leases', ['get', 'list', 'create', 'update']);
+    grant(options.sharding.namespace ?? 'default', 'coordination.k8s.io', 'leases', ['get', 'list', 'create', 'update', 'delete']);
   }
 
   const scopes = [...grants.keys()].sort((a, b) => (a === cluster ? -1 : b === cluster ? 1 : a.localeCompare(b)));

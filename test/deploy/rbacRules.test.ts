@@ -60,11 +60,11 @@ describe('controllerRbac: the least RBAC from a controller\'s wiring', () => {
   it('gives a sharded controller the Leases of its members: get, list, create and update in their namespace, by any name (each replica names its own)', () => {
     const rules = controllerRbac({ ...base, for: { ...widgets, namespace: 'apps' }, sharding: { replicas: 'auto', by: 'uid', namespace: 'shards' } });
     expect(rules.map((s) => s.namespace)).to.deep.equal(['apps', 'shards']);
-    expect(rules[1]?.rules).to.deep.equal([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create', 'update'] }]);
+    expect(rules[1]?.rules).to.deep.equal([{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'create', 'update', 'delete'] }]);
     expect(controllerRbac({ ...base, sharding: { replicas: 2, by: 'namespace' } }).find((s) => s.namespace === 'default')?.rules).to.deep.include({
       apiGroups: ['coordination.k8s.io'],
       resources: ['leases'],
-      verbs: ['get', 'list', 'create', 'update'],
+      verbs: ['get', 'list', 'create', 'update', 'delete'],
     });
   });
 

@@ -41,6 +41,7 @@ export function pausableShard(inner: ShardLeaseClient): PausableShardClient {
       create: (lease) => wrap('create', () => inner.create(lease)),
       update: (lease) => wrap('update', () => inner.update(lease)),
       list: (namespace, selector) => wrap('list', () => inner.list(namespace, selector)),
+      delete: (lease) => wrap('delete', () => inner.delete(lease)),
     },
     pause: (mode) => state.next(mode),
     resume: () => state.next(undefined),

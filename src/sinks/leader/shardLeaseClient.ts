@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { map, type Observable } from 'rxjs';
+import { defer, map, type Observable } from 'rxjs';
 import { transportFor, type KubeTransport } from '../client/kubeTransport.js';
 import type { RequestObserver } from '../../types.js';
 import { leaseClient, type LeaseClient } from './leaseClient.js';
@@ -14,6 +14,13 @@ import type { Lease } from './leaseRecord.js';
 export interface ShardLeaseClient extends LeaseClient {
   /** The Leases of `namespace` whose labels match `labelSelector`. */
   list(namespace: string, labelSelector: string): Observable<Lease[]>;
+  /**
+   * Deletes `lease` only if it is still the one read: its uid and
+   * resourceVersion are the delete's preconditions, so a Lease written
+   * since (a member come back) fails with a 409 and stays. A 404 means it
+   * is gone already.
+   */
+  delete(lease: Lease): Observable<unknown>;
 }
 
 /** A `ShardLeaseClient` over a kubeconfig (HTTP) or a transport (the in-process server of `rxkube/testing`). */
@@ -30,5 +37,18 @@ export function shardLeaseClient(server: KubeConfig | KubeTransport, requests?: 
           describe: { verb: 'list', resource: 'leases.coordination.k8s.io', namespace },
         })
         .pipe(map((list) => list?.items ?? [])),
+    delete: (lease) =>
+      defer(() => {
+        const { namespace, name, uid, resourceVersion } = lease.metadata ?? {};
+        if (typeof namespace !== 'string' || typeof name !== 'string' || typeof uid !== 'string' || typeof resourceVersion !== 'string') {
+          throw new TypeError('cannot delete a Lease without metadata.namespace, name, uid and resourceVersion: its preconditions');
+        }
+        return transport.send<unknown>({
+          method: 'DELETE',
+          path: `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases/${encodeURIComponent(name)}`,
+          body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid, resourceVersion } },
+          describe: { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace, name },
+        });
+      }),
   };
 }

@@ -1,7 +1,7 @@
 import { asyncScheduler, from, mergeMap, Observable, type ObservableInput, of, type SchedulerLike, type Subscription, take, timeout } from 'rxjs';
 import { silentLogger, type Logger } from '../../logger.js';
 import { kubeMicroTime } from '../../util/time.js';
-import { isConflict } from '../client/errors.js';
+import { isConflict, isNotFound } from '../client/errors.js';
 import { LeaderElectionConfigError, leaderElectionDefaults, leaderElectionJitterFactor } from './leaderElection.js';
 import type { Lease } from './leaseRecord.js';
 import type { ShardLeaseClient } from './shardLeaseClient.js';
@@ -43,6 +43,11 @@ import { checkSlotCount, defaultShardSlots, fnv1a64, formatSlots, slotsOf } from
  *   slots, so the others take over at their next tick) and completes once
  *   that write is answered or timed out. Call it once the runs have ended.
  *   Unsubscribing gives the Lease up in the background.
+ * - A member's Lease seen unchanged for `collectAfter` (a replica that left
+ *   or died; each rollout leaves its old replicas' Leases behind) is
+ *   deleted, with its uid and resourceVersion as preconditions, so one
+ *   written since stays. A replica whose own Lease is gone creates it again
+ *   at its next tick.
  */
 export interface ShardMembershipOptions {
   /** The calls on the Leases. */
@@ -63,6 +68,8 @@ export interface ShardMembershipOptions {
   retryPeriod?: number;
   /** Ms a draining slot's runs may take before they are `overdue` (default 30,000). */
   gracePeriod?: number;
+  /** Ms a member's Lease must be seen unchanged before it is deleted (default 30 minutes: far past any renew deadline). */
+  collectAfter?: number;
   /** Whether a run of `slot` is in flight on this replica (default: never). */
   busy?: (slot: number) => boolean;
   /** When it first emits, the replica leaves: see above. */
@@ -104,6 +111,7 @@ interface Config {
   renewDeadline: number;
   retryPeriod: number;
   gracePeriod: number;
+  collectAfter: number;
   busy: (slot: number) => boolean;
   scheduler: SchedulerLike;
   wallClock: () => number;
@@ -162,6 +170,7 @@ function configure(options: ShardMembershipOptions): Config {
     renewDeadline,
     retryPeriod,
     gracePeriod: positive(options.gracePeriod ?? 30_000, 'gracePeriod'),
+    collectAfter: positive(options.collectAfter ?? 30 * 60_000, 'collectAfter'),
     busy: options.busy ?? (() => false),
     scheduler,
     wallClock: options.wallClock ?? (() => scheduler.now()),
@@ -246,6 +255,9 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
     let inFlight: Subscription | undefined;
     let deadline: Subscription | undefined;
     const unreadableSeen = new Set<string>();
+    /** Stale Leases being deleted, and (after a failed try) when one may be tried again. */
+    const collecting = new Map<string, Subscription>();
+    const retryCollectAt = new Map<string, number>();
 
     const emit = (): void => {
       const next: ShardState = { live, members, active: state.active, draining: new Set(state.draining.keys()), overdue, handoffs: { ...handoffs } };
@@ -285,7 +297,8 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
 
     const onListed = (leases: readonly Lease[], written: ReadonlySet<number>): void => {
       const now = scheduler.now();
-      peers = observePeers(peers, leases.filter((lease) => lease.metadata?.name !== config.leaseName), now, config.slots);
+      const others = leases.filter((lease) => lease.metadata?.name !== config.leaseName);
+      peers = observePeers(peers, others, now, config.slots);
       for (const peer of peers.values()) {
         if (peer.unreadable !== undefined && !unreadableSeen.has(peer.record)) {
           unreadableSeen.add(peer.record);
@@ -301,6 +314,43 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
       handoffs.gained += gained.length;
       if (gained.length > 0) logger.info({ ...fields, slots: formatSlots(gained) }, 'sharding: gained slots');
       emit();
+      collectStale(others, now);
+    };
+
+    /** Deletes the Leases seen unchanged for `collectAfter`; each member may try, the preconditions and a 404 settle races. */
+    const collectStale = (others: readonly Lease[], now: number): void => {
+      for (const lease of others) {
+        const name = lease.metadata?.name;
+        const peer = name === undefined ? undefined : peers.get(name);
+        if (name === undefined || peer === undefined || collecting.has(name)) continue;
+        if (peer.observedTime + config.collectAfter > now || (retryCollectAt.get(name) ?? 0) > now) continue;
+        const stale = { lease: `${config.namespace}/${name}`, holder: peer.identity };
+        const done = (): void => void collecting.delete(name);
+        collecting.set(
+          name,
+          config.client
+            .delete(lease)
+            .pipe(timeout({ first: renewDeadline, scheduler }))
+            .subscribe({
+              complete: () => {
+                done();
+                retryCollectAt.delete(name);
+                logger.info({ ...fields, stale, unchangedMs: now - peer.observedTime }, 'sharding: deleted a member Lease unchanged for collectAfter');
+              },
+              error: (err: unknown) => {
+                done();
+                if (isNotFound(err) || isConflict(err)) {
+                  // Gone already (another member collected it), or written since: nothing to do.
+                  retryCollectAt.delete(name);
+                  return;
+                }
+                retryCollectAt.set(name, scheduler.now() + config.collectAfter);
+                logger.warn({ ...fields, stale, err: err instanceof Error ? err.message : String(err) }, 'sharding: could not delete a stale member Lease; trying again after collectAfter');
+              },
+            }),
+        );
+      }
+      for (const name of retryCollectAt.keys()) if (!peers.has(name)) retryCollectAt.delete(name);
     };
 
     function tick(): void {
@@ -333,7 +383,8 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
           next: (leases) => onListed(leases, written),
           error: (err: unknown) => {
             inFlight = undefined;
-            if (isConflict(err)) known = undefined;
+            // Another wrote it (409), or deleted it (404: collected as stale while this replica was away): read it afresh.
+            if (isConflict(err) || isNotFound(err)) known = undefined;
             logger.debug({ ...fields, err: err instanceof Error ? err.message : String(err) }, 'sharding: a tick failed');
             scheduleNext();
           },
@@ -376,6 +427,7 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
       pending?.unsubscribe();
       inFlight?.unsubscribe();
       deadline?.unsubscribe();
+      for (const deleting of collecting.values()) deleting.unsubscribe();
       if (!stopping && known !== undefined) {
         release().subscribe({ error: () => logger.debug({ ...fields }, 'sharding: giving the Lease up on unsubscribe failed') });
       }
