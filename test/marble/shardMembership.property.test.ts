@@ -107,6 +107,8 @@ function simulate(scenario: Scenario) {
         leaseDuration,
         renewDeadline,
         gracePeriod: 5_000,
+        // Barely past a lease duration (the default is 30 minutes), so that Leases of crashed and departed members are collected, and come back, under the faults too.
+        collectAfter: 20_000,
         busy: (slot) => (member.running.get(slot)?.length ?? 0) > 0,
         stop,
         scheduler: ts,
