@@ -186,11 +186,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       }),
   };
   const handler = createRequestHandler(handlerContext);
-  // A large socket buffer lets a burst of watch events go out in few writes.
+  // A large socket buffer lets a burst of watch events go out in few writes. Request lines
+  // and headers up to 1 MiB, as kube-apiserver (Go's default) takes them: Node's 16 KiB
+  // would refuse a long selector (a sharded replica's shardSelector) with a 431 kube never sends.
   const tls = options.tls ?? options.rbac ?? false;
+  const serving = { highWaterMark: 256 * 1024, maxHeaderSize: 1 << 20 };
   const server: Server = tls
-    ? createTlsServer({ highWaterMark: 256 * 1024, ...(await servingCertificate(host, Date.now())) }, handler)
-    : createServer({ highWaterMark: 256 * 1024 }, handler);
+    ? createTlsServer({ ...serving, ...(await servingCertificate(host, Date.now())) }, handler)
+    : createServer(serving, handler);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

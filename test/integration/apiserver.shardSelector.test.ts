@@ -7,7 +7,8 @@ import { expect } from 'chai';
 import type { ApiServer } from 'rxkube/testing';
 import { RawWatch, startWithClients, watchPath } from './apiserver.helpers.js';
 import { itKubectl, kubectlIn } from './kubectl.helpers.js';
-import { evenRanges, fnv1a64, inRange } from '../../src/util/shardHash.js';
+import { evenRanges, fnv1a64, inAnyRange, inRange } from '../../src/util/shardHash.js';
+import { slotRanges, slotsOf } from '../../src/sinks/leader/shardSlots.js';
 import { formatShardSelector, shardSelectorOf } from '../../src/util/shardSelector.js';
 
 /**
@@ -151,6 +152,27 @@ describe('embedded API server: sharded list and watch (KEP-5866 shardSelector)',
       } finally {
         watch.close();
       }
+    });
+
+    it('takes a selector of hundreds of ranges (a replica of 1,024 slots: 25 KB of URL), as kube takes request lines up to 1 MiB', async () => {
+      const made = await configMaps('default', 20);
+      const ranges = slotRanges(slotsOf('a', ['a', 'b'], 1024), 1024);
+      const selector = formatShardSelector(shardSelectorOf('uid', ranges));
+      const path = `/api/v1/namespaces/default/configmaps?${query({ shardSelector: selector })}`;
+      expect(path.length).to.be.greaterThan(20_000);
+      const list = await kubeGet(kc, path);
+      expect(list.status).to.equal(200);
+      expect(namesOf(itemsOf(list.body))).to.deep.equal(namesOf(made.filter((m) => inAnyRange(ranges, fnv1a64(m.metadata.uid)))));
+      // Past 1 MiB, refused as Go's server refuses it.
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(new URL(`/api/v1/namespaces/default/configmaps?x=${'a'.repeat(1 << 20)}`, kc.getCurrentCluster()!.server), (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).to.equal(431);
     });
 
     it("answers a malformed selector with 400 BadRequest naming what is wrong, on list and on watch", async () => {
