@@ -18,11 +18,59 @@ import type { ListWatchMonitor } from './listWatch.js';
  */
 export type ShardSelection = string | { readonly by: ShardField; readonly ranges: readonly ShardRange[] };
 
+/**
+ * At most this many ranges are sent in a `shardSelector` (about 6 KB of URL): a replica of many
+ * slots owns hundreds of scattered ranges, whose selector (25 KB at 1,024 slots and 2 replicas)
+ * would pass the URL limits of proxies in front of an API server and of Node's own servers.
+ */
+export const maxSentShardRanges = 64;
+
 /** A selection checked and written out once: what is sent, and what is matched on this side. */
 export interface ResolvedShard {
   /** The `shardSelector` query parameter; `''` when the selection owns nothing (then nothing is sent). */
   readonly text: string;
+  /** What this source keeps: exactly the selection. */
   readonly selector: ShardSelector;
+  /**
+   * Whether `text` says exactly `selector`. When not (more ranges than `maxSentShardRanges`),
+   * it is a superset, the ranges bridged across their smallest gaps, and what a server filtered
+   * by it is tested here too.
+   */
+  readonly exact: boolean;
+}
+
+/** `ranges` sorted, with those that overlap or touch joined: the same set of hashes. */
+function joinedRanges(ranges: readonly ShardRange[]): ShardRange[] {
+  const sorted = [...ranges].sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const joined: ShardRange[] = [];
+  for (const r of sorted) {
+    const last = joined[joined.length - 1];
+    if (last !== undefined && r.start <= last.end) joined[joined.length - 1] = { start: last.start, end: r.end > last.end ? r.end : last.end };
+    else joined.push(r);
+  }
+  return joined;
+}
+
+/**
+ * At most `max` ranges covering `ranges`: sorted, touching ones joined, then the smallest gaps
+ * bridged until few enough remain (what they add is the least of the space any such cover adds).
+ */
+export function coveringRanges(ranges: readonly ShardRange[], max: number): ShardRange[] {
+  const joined = joinedRanges(ranges);
+  if (joined.length <= max) return joined;
+  // The gaps after each range but the last, smallest first (ties: the lower one first, so the result is stable).
+  const gaps = joined.slice(0, -1).map((r, i) => ({ i, size: (joined[i + 1] as ShardRange).start - r.end }));
+  gaps.sort((a, b) => (a.size < b.size ? -1 : a.size > b.size ? 1 : a.i - b.i));
+  const bridged = new Set(gaps.slice(0, joined.length - max).map((g) => g.i));
+  const out: ShardRange[] = [];
+  let start = (joined[0] as ShardRange).start;
+  joined.forEach((r, i) => {
+    if (bridged.has(i)) return;
+    out.push({ start, end: r.end });
+    const next = joined[i + 1];
+    if (next !== undefined) start = next.start;
+  });
+  return out;
 }
 
 /** Checks `selection` and writes its text; a malformed selector throws naming the source and what is wrong. */
@@ -31,7 +79,7 @@ export function resolveShard(selection: ShardSelection, resource: string): Resol
     try {
       const selector = parseShardSelector(selection);
       if (selector.terms.length === 0) throw new ShardSelectorError(selection, 'an empty shard selector selects everything: leave shardSelector out instead', 0);
-      return { text: selection, selector };
+      return { text: selection, selector, exact: true };
     } catch (error) {
       if (error instanceof ShardSelectorError) throw new ShardSelectorError(selection, `listWatch of ${resource}: ${error.detail}`, error.position);
       throw error;
@@ -41,7 +89,9 @@ export function resolveShard(selection: ShardSelection, resource: string): Resol
     if (!(r.start < r.end)) throw new RangeError(`listWatch of ${resource}: shard range [${r.start}, ${r.end}) is empty or reversed`);
   }
   const selector = shardSelectorOf(selection.by, selection.ranges);
-  return { text: formatShardSelector(selector), selector };
+  const exact = joinedRanges(selection.ranges).length <= maxSentShardRanges;
+  const sent = exact ? selector : shardSelectorOf(selection.by, coveringRanges(selection.ranges, maxSentShardRanges));
+  return { text: formatShardSelector(sent), selector, exact };
 }
 
 /** Whether a list answer's metadata carries `shardInfo`: the server applied the selector. */
@@ -57,7 +107,8 @@ function hasShardInfo(metadata: unknown): boolean {
  * the server, and what follows it is trusted as is; one without it came from a server that ignored
  * the parameter (no `ShardedListAndWatch`), so every object is tested here with the same FNV-1a
  * hash and the ones outside the ranges are dropped before anything downstream sees them. Watch
- * events follow the mode of the last list. A streaming list carries no `shardInfo`, so it is
+ * events follow the mode of the last list. A selection of more ranges than `maxSentShardRanges`
+ * is sent as a superset, so what comes is always tested here, shardInfo or not. A streaming list carries no `shardInfo`, so it is
  * always filtered here too (a no-op if the server did filter).
  *
  * Dropping watch events is exact because both fields that can be hashed are immutable: an object's
@@ -84,12 +135,12 @@ export class SourceShard {
 
   /** A list item, with the list's metadata as far as it had arrived: kept, or outside the ranges. */
   keepsListed(object: KubeObject, listMetadata: unknown): boolean {
-    return hasShardInfo(listMetadata) || matchesShardSelector(this.shard.selector, object);
+    return (this.shard.exact && hasShardInfo(listMetadata)) || matchesShardSelector(this.shard.selector, object);
   }
 
-  /** A watch event's object: kept, or outside the ranges (tested only when the server does not filter). */
+  /** A watch event's object: kept, or outside the ranges (tested unless the server filtered by exactly them). */
   keepsWatched(object: KubeObject): boolean {
-    return this.serverSide === true || matchesShardSelector(this.shard.selector, object);
+    return (this.shard.exact && this.serverSide === true) || matchesShardSelector(this.shard.selector, object);
   }
 
   /** A list page ended with this metadata (undefined: a streaming list, which cannot say). */

@@ -3,7 +3,10 @@ import { expect } from 'chai';
 import { BehaviorSubject, tap, type Subscription } from 'rxjs';
 import { deltas, indexer, listWatch, sourceMetrics, type KubeObject, type ListWatchEvent, type ListWatchOptions, type Logger, type StoreEvent } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
-import { evenRanges, fnv1a64, inRange, type ShardRange } from '../../src/util/shardHash.js';
+import { slotRanges, slotsOf } from '../../src/sinks/leader/shardSlots.js';
+import { maxSentShardRanges } from '../../src/sources/sourceShard.js';
+import { evenRanges, fnv1a64, inAnyRange, inRange, type ShardRange } from '../../src/util/shardHash.js';
+import { parseShardSelector } from '../../src/util/shardSelector.js';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
 
@@ -85,6 +88,23 @@ for (const honours of [true, false]) {
       // Nothing outside the ranges ever went downstream, not even for a moment.
       const passed = i.raw.flatMap((e) => ('object' in e ? [e.object] : []));
       expect(passed.every((o) => inRange(lower, fnv1a64(o.metadata.uid ?? '')))).to.equal(true);
+      expect(i.error()).to.equal(undefined);
+    });
+
+    it(`sends a replica of 1,024 slots a cover of at most ${maxSentShardRanges} ranges, and holds exactly its own objects`, async () => {
+      const made = await createMany(40);
+      const owned = slotRanges(slotsOf('a', ['a', 'b'], 1024), 1024);
+      const i = informer({ shardSelector: { by: 'uid', ranges: owned } });
+      await waitFor(() => requests('watch').length > 0, 'the watch');
+      const sent = requests('list').map((r) => parseShardSelector(r.query.shardSelector ?? '').terms.length);
+      expect(sent).to.deep.equal([maxSentShardRanges]);
+      expect(i.storeNames()).to.deep.equal(namesIn(made, ...owned));
+      // Changes that the cover lets through but the replica does not own stay out too.
+      const later = await createMany(20, 'late');
+      const expected = namesIn([...made, ...later], ...owned);
+      await waitFor(() => JSON.stringify(i.storeNames()) === JSON.stringify(expected), `the store to hold ${JSON.stringify(expected)}`);
+      const passed = i.raw.flatMap((e) => ('object' in e ? [e.object] : []));
+      expect(passed.every((o) => inAnyRange(owned, fnv1a64(o.metadata.uid ?? '')))).to.equal(true);
       expect(i.error()).to.equal(undefined);
     });
 
