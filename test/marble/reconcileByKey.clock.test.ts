@@ -65,4 +65,27 @@ describe('highResolutionClock', () => {
     expect(readings.some((r) => !Number.isInteger(r)), 'a fraction of a millisecond').to.equal(true);
     for (let i = 1; i < readings.length; i++) expect(readings[i]).to.be.at.least(readings[i - 1] as number);
   });
+
+  it('catches up with the wall clock after a suspend (the monotonic clock stood still), and never follows a step back', () => {
+    let mono = 5_000.25;
+    let wall = 1_700_000_000_000;
+    const clock = highResolutionClock({ monotonic: () => mono, wall: () => wall });
+    const read = (monoStep: number, wallStep: number) => {
+      mono += monoStep;
+      wall += wallStep;
+      return clock();
+    };
+    expect(read(0, 0)).to.equal(1_700_000_000_000);
+    expect(read(0.5, 0.5)).to.equal(1_700_000_000_000.5);
+    // Suspended for 8 s: the wall clock moved on, the monotonic one did not.
+    expect(read(0, 8_000)).to.equal(1_700_000_000_000.5);
+    // Within a second of its own time it looks again, and catches up.
+    expect(read(999, 999)).to.equal(1_700_000_000_999.5);
+    expect(read(1, 1)).to.equal(1_700_000_009_000.5);
+    // Small differences (a slewed wall clock) are left alone; so is a step back of an hour.
+    expect(read(1_000, 1_000 + 300)).to.equal(1_700_000_010_000.5);
+    const before = read(0, -3_600_000);
+    const after = read(1_500, 1_500);
+    expect(after - before).to.equal(1_500);
+  });
 });
