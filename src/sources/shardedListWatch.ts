@@ -45,7 +45,8 @@ export function shardedListWatch<T extends KubeObject>(
     const selections = isObservable(selection) ? selection : of(selection);
     const events = selections.pipe(
       map((s) => resolveShard(s, settings.resource)),
-      distinctUntilChanged((a, b) => a.text === b.text),
+      // By the selection itself: two selections of one cover differ in what is kept.
+      distinctUntilChanged((a, b) => a.key === b.key),
       switchMap(forShard),
     );
     return signal === undefined ? events : untilAborted(events, signal);

@@ -31,6 +31,8 @@ export interface ResolvedShard {
   readonly text: string;
   /** What this source keeps: exactly the selection. */
   readonly selector: ShardSelector;
+  /** The selection's own text: two selections with one cover (`text`) still differ here. */
+  readonly key: string;
   /**
    * Whether `text` says exactly `selector`. When not (more ranges than `maxSentShardRanges`),
    * it is a superset, the ranges bridged across their smallest gaps, and what a server filtered
@@ -56,6 +58,7 @@ function joinedRanges(ranges: readonly ShardRange[]): ShardRange[] {
  * bridged until few enough remain (what they add is the least of the space any such cover adds).
  */
 export function coveringRanges(ranges: readonly ShardRange[], max: number): ShardRange[] {
+  if (!(Number.isInteger(max) && max >= 1)) throw new RangeError(`coveringRanges: max must be a whole number ≥ 1, got ${max}`);
   const joined = joinedRanges(ranges);
   if (joined.length <= max) return joined;
   // The gaps after each range but the last, smallest first (ties: the lower one first, so the result is stable).
@@ -79,7 +82,7 @@ export function resolveShard(selection: ShardSelection, resource: string): Resol
     try {
       const selector = parseShardSelector(selection);
       if (selector.terms.length === 0) throw new ShardSelectorError(selection, 'an empty shard selector selects everything: leave shardSelector out instead', 0);
-      return { text: selection, selector, exact: true };
+      return { text: selection, selector, key: selection, exact: true };
     } catch (error) {
       if (error instanceof ShardSelectorError) throw new ShardSelectorError(selection, `listWatch of ${resource}: ${error.detail}`, error.position);
       throw error;
@@ -89,9 +92,10 @@ export function resolveShard(selection: ShardSelection, resource: string): Resol
     if (!(r.start < r.end)) throw new RangeError(`listWatch of ${resource}: shard range [${r.start}, ${r.end}) is empty or reversed`);
   }
   const selector = shardSelectorOf(selection.by, selection.ranges);
-  const exact = joinedRanges(selection.ranges).length <= maxSentShardRanges;
-  const sent = exact ? selector : shardSelectorOf(selection.by, coveringRanges(selection.ranges, maxSentShardRanges));
-  return { text: formatShardSelector(sent), selector, exact };
+  // Touching ranges sent joined: the same hashes in fewer terms.
+  const sent = coveringRanges(selection.ranges, maxSentShardRanges);
+  const exact = sent.length === joinedRanges(selection.ranges).length;
+  return { text: formatShardSelector(shardSelectorOf(selection.by, sent)), selector, key: formatShardSelector(selector), exact };
 }
 
 /** Whether a list answer's metadata carries `shardInfo`: the server applied the selector. */
@@ -154,7 +158,12 @@ export class SourceShard {
     this.reported.where = where;
     const fields = { resource: this.resource, shardSelector: this.shard.text };
     if (where === 'server') {
-      this.logger.info(fields, 'the server honours shardSelector (shardInfo in its list answer): listing and watching only this shard');
+      this.logger.info(
+        fields,
+        this.shard.exact
+          ? 'the server honours shardSelector (shardInfo in its list answer): listing and watching only this shard'
+          : 'the server honours shardSelector (shardInfo in its list answer): listing and watching a cover of this shard (its ranges bridged to fewer), the rest dropped here',
+      );
     } else if (streaming) {
       this.logger.warn(fields, 'a streaming list does not say whether the server honours shardSelector: filtering on the client side as well');
     } else {

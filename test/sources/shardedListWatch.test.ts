@@ -3,7 +3,8 @@ import { Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { silentLogger, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { shardedListWatch } from '../../src/sources/shardedListWatch.js';
-import type { ShardSelection, SourceShard } from '../../src/sources/sourceShard.js';
+import { resolveShard, type ShardSelection, type SourceShard } from '../../src/sources/sourceShard.js';
+import { slotRanges, slotsOf } from '../../src/sinks/leader/shardSlots.js';
 import { ShardSelectorError } from '../../src/util/shardSelector.js';
 import { evenRanges, type ShardRange } from '../../src/util/shardHash.js';
 
@@ -44,6 +45,28 @@ describe('shardedListWatch: one list-watch per selection (virtual time)', () => 
       "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
       "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')",
     ]);
+  });
+
+  it('starts a list-watch when the ranges change though their cover (the selector sent) does not', () => {
+    // A 1,024-slot replica's ranges, and the same with one more slot: one cover of 64 ranges, two selections.
+    const owned = slotRanges(slotsOf('a', ['a', 'b'], 1024), 1024);
+    const slots = slotsOf('a', ['a', 'b'], 1024);
+    const extra = [...Array(1024).keys()].find((slot) => !slots.has(slot) && resolveShard(by(...slotRanges([...slots, slot], 1024)), 'x').text === resolveShard(by(...owned), 'x').text);
+    expect(extra, 'a slot whose gain leaves the cover as it is').to.not.equal(undefined);
+    const more = slotRanges([...slots, extra as number], 1024);
+    const kept: number[] = [];
+    scheduler().run(({ cold, hot, expectObservable }) => {
+      const source = cold<ListWatchEvent>('-a', { a: restart });
+      const out = shardedListWatch(hot<ShardSelection>('o--m', { o: by(...owned), m: by(...more) }), {
+        resource: 'configmaps',
+        logger: silentLogger,
+        monitor: {},
+        signal: undefined,
+        source: (shard: SourceShard) => ((kept.push(shard.shard.selector.terms.length)), source),
+      });
+      expectObservable(out).toBe('-a--a', { a: restart });
+    });
+    expect(kept).to.have.length(2);
   });
 
   it('for ranges that own nothing sends no request: Restart and Synced, which empty the store', () => {

@@ -29,6 +29,12 @@ describe('sourceShard: what a sharded source sends, and what it keeps', () => {
     const few = slotRanges(slotsOf('a', ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'], 256), 256);
     const small = resolveShard({ by: 'uid', ranges: few }, 'pods');
     expect(small).to.deep.include({ exact: true, text: formatShardSelector(shardSelectorOf('uid', few)) });
+    // Touching ranges go joined: the same hashes in fewer terms; what is kept, and the key, say them as given.
+    const halves = [{ start: 0n, end: 1n << 63n }, { start: 1n << 63n, end: top }];
+    const whole = resolveShard({ by: 'uid', ranges: halves }, 'pods');
+    expect(rangesOf(whole.text)).to.deep.equal([{ start: 0n, end: top }]);
+    expect(whole).to.deep.include({ exact: true, key: formatShardSelector(shardSelectorOf('uid', halves)) });
+    expect(() => coveringRanges(halves, 0)).to.throw(RangeError, 'max must be a whole number ≥ 1, got 0');
   });
 
   it('covers any ranges with the least added space a cover of that many ranges can add (property)', () => {
