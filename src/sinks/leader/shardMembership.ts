@@ -144,6 +144,10 @@ function configure(options: ShardMembershipOptions): Config {
   const renewDeadline = positive(options.renewDeadline ?? leaderElectionDefaults.renewDeadline, 'renewDeadline');
   const retryPeriod = positive(options.retryPeriod ?? leaderElectionDefaults.retryPeriod, 'retryPeriod');
   if (leaseDuration % 1000 !== 0) throw new LeaderElectionConfigError(`shardMembership: leaseDuration must be a whole number of seconds, got ${leaseDuration} ms`);
+  const collectAfter = positive(options.collectAfter ?? 30 * 60_000, 'collectAfter');
+  if (collectAfter <= leaseDuration) {
+    throw new LeaderElectionConfigError(`shardMembership: collectAfter (${collectAfter} ms) must be greater than leaseDuration (${leaseDuration} ms): a Lease is collected only once it has expired`);
+  }
   if (leaseDuration <= renewDeadline) {
     throw new LeaderElectionConfigError(`shardMembership: leaseDuration (${leaseDuration} ms) must be greater than renewDeadline (${renewDeadline} ms)`);
   }
@@ -170,7 +174,7 @@ function configure(options: ShardMembershipOptions): Config {
     renewDeadline,
     retryPeriod,
     gracePeriod: positive(options.gracePeriod ?? 30_000, 'gracePeriod'),
-    collectAfter: positive(options.collectAfter ?? 30 * 60_000, 'collectAfter'),
+    collectAfter,
     busy: options.busy ?? (() => false),
     scheduler,
     wallClock: options.wallClock ?? (() => scheduler.now()),
@@ -254,7 +258,8 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
     let pending: Subscription | undefined;
     let inFlight: Subscription | undefined;
     let deadline: Subscription | undefined;
-    const unreadableSeen = new Set<string>();
+    /** What each unreadable peer was last reported for (Lease name → reason): said once per reason, not at every renewal. */
+    const unreadableSeen = new Map<string, string>();
     /** Stale Leases being deleted, and (after a failed try) when one may be tried again. */
     const collecting = new Map<string, Subscription>();
     const retryCollectAt = new Map<string, number>();
@@ -299,9 +304,10 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
       const now = scheduler.now();
       const others = leases.filter((lease) => lease.metadata?.name !== config.leaseName);
       peers = observePeers(peers, others, now, config.slots);
-      for (const peer of peers.values()) {
-        if (peer.unreadable !== undefined && !unreadableSeen.has(peer.record)) {
-          unreadableSeen.add(peer.record);
+      for (const [name, peer] of peers) {
+        if (peer.unreadable === undefined) unreadableSeen.delete(name);
+        else if (unreadableSeen.get(name) !== peer.unreadable) {
+          unreadableSeen.set(name, peer.unreadable);
           logger.error({ ...fields, peer: peer.identity, reason: peer.unreadable }, 'sharding: a member announces slots this replica cannot read; taking it to hold them all');
         }
       }
@@ -314,41 +320,50 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
       handoffs.gained += gained.length;
       if (gained.length > 0) logger.info({ ...fields, slots: formatSlots(gained) }, 'sharding: gained slots');
       emit();
+      for (const name of unreadableSeen.keys()) if (!peers.has(name)) unreadableSeen.delete(name);
       collectStale(others, now);
     };
 
-    /** Deletes the Leases seen unchanged for `collectAfter`; each member may try, the preconditions and a 404 settle races. */
+    /**
+     * Deletes the Leases seen unchanged for `collectAfter` that no longer count as live (a peer's
+     * own lease duration may be longer than ours); each member may try, the preconditions and a
+     * 404 settle races.
+     */
     const collectStale = (others: readonly Lease[], now: number): void => {
+      const live = new Set(livePeers(peers, now));
       for (const lease of others) {
         const name = lease.metadata?.name;
         const peer = name === undefined ? undefined : peers.get(name);
-        if (name === undefined || peer === undefined || collecting.has(name)) continue;
+        if (name === undefined || peer === undefined || live.has(peer) || collecting.has(name)) continue;
         if (peer.observedTime + config.collectAfter > now || (retryCollectAt.get(name) ?? 0) > now) continue;
         const stale = { lease: `${config.namespace}/${name}`, holder: peer.identity };
-        const done = (): void => void collecting.delete(name);
-        collecting.set(
-          name,
-          config.client
-            .delete(lease)
-            .pipe(timeout({ first: renewDeadline, scheduler }))
-            .subscribe({
-              complete: () => {
-                done();
+        let ended = false;
+        const done = (): void => {
+          ended = true;
+          collecting.delete(name);
+        };
+        const deleting = config.client
+          .delete(lease)
+          .pipe(timeout({ first: renewDeadline, scheduler }))
+          .subscribe({
+            complete: () => {
+              done();
+              retryCollectAt.delete(name);
+              logger.info({ ...fields, stale, unchangedMs: now - peer.observedTime }, 'sharding: deleted a member Lease unchanged for collectAfter');
+            },
+            error: (err: unknown) => {
+              done();
+              if (isNotFound(err) || isConflict(err)) {
+                // Gone already (another member collected it), or written since: nothing to do.
                 retryCollectAt.delete(name);
-                logger.info({ ...fields, stale, unchangedMs: now - peer.observedTime }, 'sharding: deleted a member Lease unchanged for collectAfter');
-              },
-              error: (err: unknown) => {
-                done();
-                if (isNotFound(err) || isConflict(err)) {
-                  // Gone already (another member collected it), or written since: nothing to do.
-                  retryCollectAt.delete(name);
-                  return;
-                }
-                retryCollectAt.set(name, scheduler.now() + config.collectAfter);
-                logger.warn({ ...fields, stale, err: err instanceof Error ? err.message : String(err) }, 'sharding: could not delete a stale member Lease; trying again after collectAfter');
-              },
-            }),
-        );
+                return;
+              }
+              retryCollectAt.set(name, scheduler.now() + config.collectAfter);
+              logger.warn({ ...fields, stale, err: err instanceof Error ? err.message : String(err) }, 'sharding: could not delete a stale member Lease; trying again after collectAfter');
+            },
+          });
+        // An answer given during subscribe (an in-process server) has ended it already.
+        if (!ended) collecting.set(name, deleting);
       }
       for (const name of retryCollectAt.keys()) if (!peers.has(name)) retryCollectAt.delete(name);
     };
@@ -383,8 +398,14 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
           next: (leases) => onListed(leases, written),
           error: (err: unknown) => {
             inFlight = undefined;
-            // Another wrote it (409), or deleted it (404: collected as stale while this replica was away): read it afresh.
-            if (isConflict(err) || isNotFound(err)) known = undefined;
+            // Another wrote it (409): read it afresh.
+            if (isConflict(err)) known = undefined;
+            if (isNotFound(err)) {
+              // Deleted (collected as stale while this replica was away, or by hand): the others have
+              // seen no slots of it since, and may hold them now. Start afresh, as a new member.
+              known = undefined;
+              dropAll('its Lease is gone (deleted)');
+            }
             logger.debug({ ...fields, err: err instanceof Error ? err.message : String(err) }, 'sharding: a tick failed');
             scheduleNext();
           },
