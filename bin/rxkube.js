@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-// Launcher for the `rxkube` command. It runs dist/cli.js when that build is
-// at least as new as src/ (a published package: npm gives both one date),
-// and src/cli.ts through tsx otherwise: a clean clone (no build yet), or a
-// checkout whose src/ was edited after its last build, which would
-// otherwise run stale code without a word.
+// Launcher for the `rxkube` command. An installed package runs dist/cli.js.
+// A checkout (tsconfig.json beside package.json; a package ships none) runs
+// dist/cli.js only while that build is at least as new as every file under
+// src/, and src/cli.ts through tsx otherwise: a clean clone (no build yet),
+// or sources edited since the last build, which would otherwise run stale
+// code without a word. (An installed package's file times say nothing: npm
+// writes each file when it unpacks it, dist/ before src/.)
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const built = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const sources = fileURLToPath(new URL('../src', import.meta.url));
+const checkout = existsSync(fileURLToPath(new URL('../tsconfig.json', import.meta.url)));
 
 /** The newest modification time of a file under `dir` (0 when there is none). */
 function newestUnder(dir) {
@@ -31,7 +34,7 @@ async function loadTsx() {
 
 let cli;
 const hasBuild = existsSync(built);
-const stale = hasBuild && newestUnder(sources) > statSync(built).mtimeMs;
+const stale = hasBuild && checkout && newestUnder(sources) > statSync(built).mtimeMs;
 if (hasBuild && !stale) {
   cli = await import(pathToFileURL(built).href);
 } else {

@@ -22,6 +22,8 @@ describe('the rxkube launcher: the build when it is current, the sources otherwi
     await mkdir(join(dir, 'src', 'nested'), { recursive: true });
     await copyFile(join(root, 'bin/rxkube.js'), join(dir, 'bin/rxkube.js'));
     await writeFile(join(dir, 'package.json'), '{"type":"module"}');
+    // A checkout: an installed package ships no tsconfig.json.
+    await writeFile(join(dir, 'tsconfig.json'), '{}');
     await writeFile(join(dir, 'src/cli.ts'), "export async function runCli(args: string[]): Promise<number> { console.log('src', args.join(' ')); return 0; }\n");
     await writeFile(join(dir, 'src/nested/other.ts'), 'export const other = 1;\n');
   });
@@ -35,10 +37,19 @@ describe('the rxkube launcher: the build when it is current, the sources otherwi
   const at = (path: string, seconds: number) => utimes(join(dir, path), seconds, seconds);
   const launch = async (withTsx: boolean) => {
     if (withTsx) await symlink(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    return run(process.execPath, [join(dir, 'bin/rxkube.js'), 'a', 'b'], { cwd: dir });
+    return run(process.execPath, [join(dir, 'bin/rxkube.js'), 'a', 'b'], { cwd: dir, timeout: 30_000 });
   };
 
-  it('runs the build when no source is newer (a published package gives all one date)', async () => {
+  it('runs the build of an installed package whatever its file times (npm writes src/ after dist/), and says nothing', async () => {
+    await withBuild();
+    await rm(join(dir, 'tsconfig.json'));
+    await at('dist/cli.js', 500_000_000);
+    const { stdout, stderr } = await launch(true);
+    expect(stdout).to.equal('dist a b\n');
+    expect(stderr).to.equal('');
+  });
+
+  it('runs the build of a checkout when no source is newer', async () => {
     await withBuild();
     for (const file of ['dist/cli.js', 'src/cli.ts', 'src/nested/other.ts']) await at(file, 500_000_000);
     expect((await launch(true)).stdout).to.equal('dist a b\n');
