@@ -26,9 +26,11 @@ export interface LeaseClient {
   update(lease: Lease): Observable<Lease>;
 }
 
-const resource = 'leases.coordination.k8s.io';
+/** The Leases' resource, as requests name it in errors and records. */
+export const leaseResource = 'leases.coordination.k8s.io';
 
-function leasesPath(namespace: string, name?: string): string {
+/** The path of the Leases of `namespace`, or of one of them. */
+export function leasesPath(namespace: string, name?: string): string {
   const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
   return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
 }
@@ -56,18 +58,18 @@ export function leaseClient(server: KubeConfig | KubeTransport, requests?: Reque
   const send = (request: KubeRequest): Observable<Lease> => transport.send<Lease>(request);
   return {
     get: (namespace, name) =>
-      send({ method: 'GET', path: leasesPath(namespace, name), describe: { verb: 'get', resource, namespace, name } }).pipe(
+      send({ method: 'GET', path: leasesPath(namespace, name), describe: { verb: 'get', resource: leaseResource, namespace, name } }).pipe(
         catchError((err: unknown) => (isNotFound(err) ? of(undefined) : throwError(() => err))),
       ),
     create: (lease) =>
       defer(() => {
         const { namespace, name } = target(lease, 'create');
-        return send({ method: 'POST', path: leasesPath(namespace), body: lease, describe: { verb: 'create', resource, namespace, name } });
+        return send({ method: 'POST', path: leasesPath(namespace), body: lease, describe: { verb: 'create', resource: leaseResource, namespace, name } });
       }),
     update: (lease) =>
       defer(() => {
         const { namespace, name } = target(lease, 'update');
-        return send({ method: 'PUT', path: leasesPath(namespace, name), body: lease, describe: { verb: 'update', resource, namespace, name } });
+        return send({ method: 'PUT', path: leasesPath(namespace, name), body: lease, describe: { verb: 'update', resource: leaseResource, namespace, name } });
       }),
   };
 }

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { defer, map, type Observable } from 'rxjs';
 import { transportFor, type KubeTransport } from '../client/kubeTransport.js';
 import type { RequestObserver } from '../../types.js';
-import { leaseClient, type LeaseClient } from './leaseClient.js';
+import { leaseClient, leaseResource, leasesPath, type LeaseClient } from './leaseClient.js';
 import type { Lease } from './leaseRecord.js';
 
 /**
@@ -32,9 +32,9 @@ export function shardLeaseClient(server: KubeConfig | KubeTransport, requests?: 
       transport
         .send<{ items?: Lease[] }>({
           method: 'GET',
-          path: `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`,
+          path: leasesPath(namespace),
           query: { labelSelector },
-          describe: { verb: 'list', resource: 'leases.coordination.k8s.io', namespace },
+          describe: { verb: 'list', resource: leaseResource, namespace },
         })
         .pipe(map((list) => list?.items ?? [])),
     delete: (lease) =>
@@ -45,9 +45,9 @@ export function shardLeaseClient(server: KubeConfig | KubeTransport, requests?: 
         }
         return transport.send<unknown>({
           method: 'DELETE',
-          path: `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases/${encodeURIComponent(name)}`,
+          path: leasesPath(namespace, name),
           body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid, resourceVersion } },
-          describe: { verb: 'delete', resource: 'leases.coordination.k8s.io', namespace, name },
+          describe: { verb: 'delete', resource: leaseResource, namespace, name },
         });
       }),
   };
