@@ -59,16 +59,20 @@ function joinedRanges(ranges: readonly ShardRange[]): ShardRange[] {
  */
 export function coveringRanges(ranges: readonly ShardRange[], max: number): ShardRange[] {
   if (!(Number.isInteger(max) && max >= 1)) throw new RangeError(`coveringRanges: max must be a whole number ≥ 1, got ${max}`);
-  const joined = joinedRanges(ranges);
+  return bridged(joinedRanges(ranges), max);
+}
+
+/** `joined` (sorted, none touching) with its smallest gaps bridged until at most `max` (≥ 1) remain. */
+function bridged(joined: ShardRange[], max: number): ShardRange[] {
   if (joined.length <= max) return joined;
   // The gaps after each range but the last, smallest first (ties: the lower one first, so the result is stable).
   const gaps = joined.slice(0, -1).map((r, i) => ({ i, size: (joined[i + 1] as ShardRange).start - r.end }));
   gaps.sort((a, b) => (a.size < b.size ? -1 : a.size > b.size ? 1 : a.i - b.i));
-  const bridged = new Set(gaps.slice(0, joined.length - max).map((g) => g.i));
+  const closed = new Set(gaps.slice(0, joined.length - max).map((g) => g.i));
   const out: ShardRange[] = [];
   let start = (joined[0] as ShardRange).start;
   joined.forEach((r, i) => {
-    if (bridged.has(i)) return;
+    if (closed.has(i)) return;
     out.push({ start, end: r.end });
     const next = joined[i + 1];
     if (next !== undefined) start = next.start;
@@ -93,8 +97,9 @@ export function resolveShard(selection: ShardSelection, resource: string): Resol
   }
   const selector = shardSelectorOf(selection.by, selection.ranges);
   // Touching ranges sent joined: the same hashes in fewer terms.
-  const sent = coveringRanges(selection.ranges, maxSentShardRanges);
-  const exact = sent.length === joinedRanges(selection.ranges).length;
+  const joined = joinedRanges(selection.ranges);
+  const exact = joined.length <= maxSentShardRanges;
+  const sent = bridged(joined, maxSentShardRanges);
   return { text: formatShardSelector(shardSelectorOf(selection.by, sent)), selector, key: formatShardSelector(selector), exact };
 }
 
@@ -112,8 +117,8 @@ function hasShardInfo(metadata: unknown): boolean {
  * the parameter (no `ShardedListAndWatch`), so every object is tested here with the same FNV-1a
  * hash and the ones outside the ranges are dropped before anything downstream sees them. Watch
  * events follow the mode of the last list. A selection of more ranges than `maxSentShardRanges`
- * is sent as a superset, so what comes is always tested here, shardInfo or not. A streaming list carries no `shardInfo`, so it is
- * always filtered here too (a no-op if the server did filter).
+ * is sent as a superset, so what comes is always tested here, shardInfo or not. A streaming list
+ * carries no `shardInfo`, so it is always filtered here too (a no-op if the server did filter).
  *
  * Dropping watch events is exact because both fields that can be hashed are immutable: an object's
  * `uid` and `namespace` never change, so a `Modified` cannot move an object into or out of the
