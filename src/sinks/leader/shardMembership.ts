@@ -43,11 +43,11 @@ import { checkSlotCount, defaultShardSlots, fnv1a64, formatSlots, slotsOf } from
  *   slots, so the others take over at their next tick) and completes once
  *   that write is answered or timed out. Call it once the runs have ended.
  *   Unsubscribing gives the Lease up in the background.
- * - A member's Lease seen unchanged for `collectAfter` (a replica that left
- *   or died; each rollout leaves its old replicas' Leases behind) is
- *   deleted, with its uid and resourceVersion as preconditions, so one
- *   written since stays. A replica whose own Lease is gone creates it again
- *   at its next tick.
+ * - A member's Lease seen unchanged for `collectAfter` and expired by its
+ *   own duration (a replica that left or died; each rollout leaves its old
+ *   replicas' Leases behind) is deleted, with its uid and resourceVersion as
+ *   preconditions, so one written since stays. A replica whose own Lease is
+ *   gone drops every slot and joins afresh, creating it at its next tick.
  */
 export interface ShardMembershipOptions {
   /** The calls on the Leases. */
@@ -312,7 +312,8 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
         }
       }
       const before = state;
-      const decision = decide(state, { self: config.identity, written, live: livePeers(peers, now), slots: config.slots, now, assign });
+      const live = livePeers(peers, now);
+      const decision = decide(state, { self: config.identity, written, live, slots: config.slots, now, assign });
       state = decision.state;
       if (decision.members.join('\u0000') !== members.join('\u0000')) logger.info({ ...fields, members: decision.members }, 'sharding: members changed');
       members = decision.members;
@@ -321,7 +322,7 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
       if (gained.length > 0) logger.info({ ...fields, slots: formatSlots(gained) }, 'sharding: gained slots');
       emit();
       for (const name of unreadableSeen.keys()) if (!peers.has(name)) unreadableSeen.delete(name);
-      collectStale(others, now);
+      collectStale(others, new Set(live), now);
     };
 
     /**
@@ -329,8 +330,7 @@ export function shardMembership(options: ShardMembershipOptions): Observable<Sha
      * own lease duration may be longer than ours); each member may try, the preconditions and a
      * 404 settle races.
      */
-    const collectStale = (others: readonly Lease[], now: number): void => {
-      const live = new Set(livePeers(peers, now));
+    const collectStale = (others: readonly Lease[], live: ReadonlySet<PeerView>, now: number): void => {
       for (const lease of others) {
         const name = lease.metadata?.name;
         const peer = name === undefined ? undefined : peers.get(name);
