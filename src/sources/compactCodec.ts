@@ -85,10 +85,9 @@ export class CompactCodec {
     for (let m = 0; m < spans.count; m++) {
       if (d[m * FIELDS + DEPTH] !== 1) continue;
       if (keyIs(buf, spans, m, 'type')) {
-        const value = scalarValue(buf, d[m * FIELDS + VALUE_START] as number, d[m * FIELDS + VALUE_END] as number);
+        const value = this.memberScalar(buf, m);
         type = typeof value === 'string' ? value : undefined;
-      }
-      else if (keyIs(buf, spans, m, 'object')) object = m;
+      } else if (keyIs(buf, spans, m, 'object')) object = m;
     }
     if (object === -1 || (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') || buf[d[object * FIELDS + VALUE_START] as number] !== OPEN_BRACE) {
       return JSON.parse(buf.toString('utf8', start, end)) as unknown;
@@ -256,10 +255,15 @@ export class CompactCodec {
     return key;
   }
 
+  /** Member `m`'s value as `scalarValue` reads it: a plain string sliced, anything else parsed. */
+  private memberScalar(buf: Buffer, m: number): unknown {
+    const d = this.spans.data;
+    return scalarValue(buf, d[m * FIELDS + VALUE_START] as number, d[m * FIELDS + VALUE_END] as number);
+  }
+
   /** `apiVersion` or `kind`: decoded, and one string for each distinct value. */
   private smallValue(buf: Buffer, m: number): unknown {
-    const d = this.spans.data;
-    const value = scalarValue(buf, d[m * FIELDS + VALUE_START] as number, d[m * FIELDS + VALUE_END] as number);
+    const value = this.memberScalar(buf, m);
     if (typeof value !== 'string') return value;
     const shared = this.small.get(value);
     if (shared !== undefined) return shared;
