@@ -3,6 +3,7 @@ import { deepFreeze } from '../util/json.js';
 import { dropManagedFields } from './transforms.js';
 import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans, type KnownValue } from '../util/jsonSpans.js';
 import { SpanInterner } from './spanInterner.js';
+import { ObjectShapes, type ObjectShape } from './objectShapes.js';
 import { BACKSLASH, CLOSE_BRACE, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
 
 /** Distinct metadata keys kept as shared strings; past this, keys are decoded each time. */
@@ -31,7 +32,12 @@ export class CompactCodec {
   private readonly cache = new DecodedCache();
   private readonly small = new Map<string, string>();
   private readonly keyLists = new Map<string, readonly string[]>();
-  /** Metadata's keys seen so far (`keyString`), and where the next one is likely found among them. */
+  /** Metadata's key sequences, each made with one literal. */
+  private readonly shapes = new ObjectShapes();
+  /** Scratch: the keys and values of the metadata being read. */
+  private readonly memberKeys: string[] = [];
+  private readonly memberValues: unknown[] = [];
+  /** Metadata's keys seen so far (`keyNumber`), and where the next one is likely found among them. */
   private readonly keys: string[] = [];
   private keyHint = 0;
 
@@ -108,8 +114,9 @@ export class CompactCodec {
     if (n < 30 || !bytesAre(buf, 0, '{"type":"')) return undefined;
     const q = buf.indexOf(QUOTE, 9);
     if (q === -1 || !bytesAre(buf, q, '","object":{')) return undefined;
-    const type = buf.toString('latin1', 9, q);
-    if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return undefined;
+    // Told by its bytes: no string is made for it.
+    const type = q === 17 && bytesAre(buf, 9, 'MODIFIED') ? 'MODIFIED' : q === 14 && bytesAre(buf, 9, 'ADDED') ? 'ADDED' : q === 16 && bytesAre(buf, 9, 'DELETED') ? 'DELETED' : undefined;
+    if (type === undefined) return undefined;
     // The line ends with the object's brace and the event's.
     let e = n - 1;
     while (e > q && isJsonSpace(buf[e] as number)) e--;
@@ -203,8 +210,9 @@ export class CompactCodec {
   /**
    * Metadata decoded member by member, in its order: scalars from their
    * bytes (a short string without escapes is sliced, not parsed), objects
-   * and arrays through the interner. Keys are the codec's shared strings
-   * (`keyString`), so the interner's lookups by key hash nothing new.
+   * and arrays through the interner; the object made at once, as its key
+   * sequence's literal (`ObjectShapes`). Keys are the codec's shared strings
+   * (`keyNumber`), so the interner's lookups by key hash nothing new.
    */
   private metadata(buf: Buffer, member: number, last: number): unknown {
     const spans = this.spans;
@@ -215,10 +223,14 @@ export class CompactCodec {
     if (buf[start] !== OPEN_BRACE) return deepFreeze(JSON.parse(buf.toString('utf8', start, end)) as unknown);
     const drop = this.options.dropManagedFields;
     const depth = d[member * FIELDS + DEPTH] as number;
-    const out: Record<string, unknown> = {};
+    const keys = this.memberKeys;
+    const values = this.memberValues;
+    let count = 0;
+    let shape: ObjectShape | undefined = this.shapes.root;
     for (let m = member + 1; m < last && (d[m * FIELDS + DEPTH] as number) > depth; m++) {
       if (d[m * FIELDS + PARENT] !== member) continue;
-      const key = this.keyString(buf, m);
+      const k = this.keyNumber(buf, m);
+      const key = k === -1 ? memberKey(buf, spans, m) : (this.keys[k] as string);
       const from = d[m * FIELDS + VALUE_START] as number;
       const to = d[m * FIELDS + VALUE_END] as number;
       const first = buf[from];
@@ -228,31 +240,34 @@ export class CompactCodec {
         if (nested) this.interner.skipped(key, buf, from, to);
         continue;
       }
-      const value = nested ? this.interner.value(key, buf, from, to) : scalarValue(buf, from, to);
-      // As `JSON.parse` makes it: an own property, never the prototype.
-      if (key === '__proto__') Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
-      else out[key] = value;
+      keys[count] = key;
+      values[count] = nested ? this.interner.value(key, buf, from, to) : scalarValue(buf, from, to);
+      count++;
+      shape = k === -1 ? undefined : this.shapes.step(shape, k);
     }
-    return out;
+    return this.shapes.make(shape, keys, values, count);
   }
 
   /**
-   * Member `m`'s key: the codec's string for it when it is one seen before
-   * (metadata's keys are a handful, met in the same order object after
-   * object), so no string is made per object.
+   * The number of member `m`'s key among the codec's key strings (`keys`),
+   * which it joins if it is new and there is room, else -1. Metadata's keys
+   * are a handful, met in the same order object after object, so no string
+   * is made per object.
    */
-  private keyString(buf: Buffer, m: number): string {
+  private keyNumber(buf: Buffer, m: number): number {
     const keys = this.keys;
     const n = keys.length;
     for (let k = 0, at = this.keyHint; k < n; k++, at = at + 1 === n ? 0 : at + 1) {
       if (keyIs(buf, this.spans, m, keys[at] as string)) {
         this.keyHint = at + 1 === n ? 0 : at + 1;
-        return keys[at] as string;
+        return at;
       }
     }
+    if (n >= SHARED_KEYS) return -1;
     const key = memberKey(buf, this.spans, m);
-    if (n < SHARED_KEYS && isPlainAscii(key)) keys.push(key);
-    return key;
+    if (!isPlainAscii(key)) return -1;
+    keys.push(key);
+    return n;
   }
 
   /** Member `m`'s value as `scalarValue` reads it: a plain string sliced, anything else parsed. */
