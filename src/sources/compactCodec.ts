@@ -195,11 +195,12 @@ export class CompactCodec {
     let text: string | undefined;
     let keys: readonly string[] | undefined = [];
     if (tailStart !== -1) {
-      const tail = buf.toString('utf8', tailStart, tailEnd);
-      text = body.length === 0 ? `{${tail}` : `${joinMembers(buf, d, body).slice(0, -1)},${tail}`;
+      // Up to the object's closing brace, which the text leaves off.
+      const tail = buf.toString('utf8', tailStart, tailEnd - 1);
+      text = body.length === 0 ? tail : `${joinMembers(buf, d, body)},${tail}`;
       keys = undefined;
     } else if (body.length > 0) {
-      text = contiguous ? `{${buf.toString('utf8', memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number))}}` : joinMembers(buf, d, body);
+      text = contiguous ? buf.toString('utf8', memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number)) : joinMembers(buf, d, body);
       keys = this.keyList(buf, body);
     }
     // Metadata's nested values come frozen from the interner and the rest are scalars: freezing it is one step, not a walk.
@@ -308,11 +309,11 @@ function memberEnd(d: Int32Array, m: number): number {
   return d[m * FIELDS + VALUE_END] as number;
 }
 
-/** The members `ms` as the text of one object. */
+/** The members `ms` as the text of an object's members, without its braces. */
 function joinMembers(buf: Buffer, d: Int32Array, ms: number[]): string {
   const parts: string[] = [];
   for (const m of ms) parts.push(buf.toString('utf8', memberStart(d, m), memberEnd(d, m)));
-  return `{${parts.join(',')}}`;
+  return parts.join(',');
 }
 
 /**

@@ -18,7 +18,12 @@ export class CompactRecord {
     public apiVersion: unknown,
     public kind: unknown,
     public metadata: unknown,
-    /** The other members as the text of one JSON object, or undefined when there are none. */
+    /**
+     * The other members as JSON text, without the braces around them
+     * (adding them would make a second string per object, held as long as
+     * the object: the text is only ever parsed, and rarely), or undefined
+     * when there are none.
+     */
     readonly body: string | undefined,
     /** The body's keys in order (shared by the records that have the same ones), or undefined until it is decoded: the body was kept unread. */
     private bodyKeys: readonly string[] | undefined,
@@ -37,7 +42,7 @@ export class CompactRecord {
     if (this.body !== undefined) {
       let body: Record<string, unknown>;
       try {
-        body = JSON.parse(this.body) as Record<string, unknown>;
+        body = JSON.parse(`{${this.body}}`) as Record<string, unknown>;
       } catch (err) {
         const { namespace, name } = (this.metadata ?? {}) as { namespace?: unknown; name?: unknown };
         throw new SyntaxError(`the cached object ${String(namespace ?? '')}/${String(name)} cannot be decoded: the server sent a body that is not JSON (${(err as Error).message})`);
