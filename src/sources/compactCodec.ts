@@ -4,12 +4,18 @@ import { dropManagedFields } from './transforms.js';
 import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans, type KnownValue } from '../util/jsonSpans.js';
 import { SpanInterner } from './spanInterner.js';
 import { ObjectShapes, type ObjectShape } from './objectShapes.js';
+import { InternPool } from '../util/internPool.js';
 import { BACKSLASH, CLOSE_BRACE, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
 
 /** Distinct metadata keys kept as shared strings; past this, keys are decoded each time. */
 const SHARED_KEYS = 64;
 /** Distinct small strings (apiVersion, kind) and key lists kept for sharing; past this, new ones are not kept. */
 const SHARED_SMALL = 4096;
+
+/** Metadata's string fields that many objects share (a namespace, the pods of one ReplicaSet): one string is held for each value. */
+const SHARED_SCALARS: ReadonlySet<string> = new Set(['namespace', 'generateName', 'creationTimestamp', 'deletionTimestamp']);
+/** Bounds of a generation of the pool of those strings (`InternPool`): a source holds twice them at most. */
+const SHARED_STRINGS = { entries: 4096, chars: 256 * 1024 };
 
 /** How the codec's objects are shaped. */
 export interface CompactCodecOptions {
@@ -34,6 +40,10 @@ export class CompactCodec {
   private readonly keyLists = new Map<string, readonly string[]>();
   /** Metadata's key sequences, each made with one literal. */
   private readonly shapes = new ObjectShapes();
+  /** Per key number: whether its field is one of `SHARED_SCALARS`, and the last string of it. */
+  private readonly sharedKeys: boolean[] = [];
+  private readonly lastShared: (string | undefined)[] = [];
+  private readonly sharedStrings = new InternPool<string>(SHARED_STRINGS.entries, SHARED_STRINGS.chars);
   /** Scratch: the keys and values of the metadata being read. */
   private readonly memberKeys: string[] = [];
   private readonly memberValues: unknown[] = [];
@@ -242,7 +252,7 @@ export class CompactCodec {
         continue;
       }
       keys[count] = key;
-      values[count] = nested ? this.interner.value(key, buf, from, to) : scalarValue(buf, from, to);
+      values[count] = nested ? this.interner.value(key, buf, from, to) : k !== -1 && this.sharedKeys[k] === true ? this.sharedScalar(k, buf, from, to) : scalarValue(buf, from, to);
       count++;
       shape = k === -1 ? undefined : this.shapes.step(shape, k);
     }
@@ -268,7 +278,27 @@ export class CompactCodec {
     const key = memberKey(buf, this.spans, m);
     if (!isPlainAscii(key)) return -1;
     keys.push(key);
+    this.sharedKeys[n] = SHARED_SCALARS.has(key);
     return n;
+  }
+
+  /**
+   * The scalar of a field many objects share (key number `k`: a namespace,
+   * the pods of one ReplicaSet's `generateName`), as one string held for
+   * all: the last one seen when the bytes are its characters (no string is
+   * made), else the pool's. Only a plain string (printable ASCII, nothing
+   * escaped) is kept as the last one: bytes equal to its characters then
+   * decode to it.
+   */
+  private sharedScalar(k: number, buf: Buffer, from: number, to: number): unknown {
+    const last = this.lastShared[k];
+    if (last !== undefined && buf[from] === QUOTE && charsAre(buf, from + 1, to - 1, last)) return last;
+    const value = scalarValue(buf, from, to);
+    if (typeof value !== 'string') return value;
+    let shared = this.sharedStrings.get(value);
+    if (shared === undefined) this.sharedStrings.add(value, (shared = value));
+    this.lastShared[k] = isPlainAscii(shared) ? shared : undefined;
+    return shared;
   }
 
   /** Member `m`'s value as `scalarValue` reads it: a plain string sliced, anything else parsed. */
@@ -342,6 +372,13 @@ function isPlainAscii(text: string): boolean {
     const c = text.charCodeAt(i);
     if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) return false;
   }
+  return true;
+}
+
+/** Whether `buf[start, end)` holds exactly the characters of `text` (plain ASCII). */
+function charsAre(buf: Buffer, start: number, end: number, text: string): boolean {
+  if (end - start !== text.length) return false;
+  for (let i = 0; i < text.length; i++) if (buf[start + i] !== text.charCodeAt(i)) return false;
   return true;
 }
 

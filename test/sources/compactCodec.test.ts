@@ -86,10 +86,13 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     );
   });
 
-  it('decodes metadata member by member as JSON.parse does: any scalar, escaped and odd keys, __proto__, repeated keys, key order (property)', () => {
+  it('decodes metadata member by member as JSON.parse does: any scalar, escaped and odd keys, __proto__, repeated keys, key order, shared strings (property)', () => {
     const c = codec();
-    const scalar = fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }), fc.string({ maxLength: 8 }), fc.boolean(), fc.constant(null), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
-    const member = fc.tuple(fc.oneof(fc.constantFrom('name', 'uid', 'labels', '__proto__', 'constructor', 'na\\me'), fc.string({ unit: 'binary', maxLength: 6 })), fc.oneof(scalar, fc.dictionary(fc.string({ maxLength: 3 }), scalar, { maxKeys: 2 })));
+    // A few values often: a shared field's string (namespace, generateName, timestamps) is taken from the last one when the bytes repeat.
+    const repeated = fc.constantFrom('team-1', 'a"b', 'a\\b', 'a\\"b', 'ns-ü', '', '2026-11-29T08:00:00Z');
+    const scalar = fc.oneof(repeated, fc.string({ unit: 'binary', maxLength: 8 }), fc.string({ maxLength: 8 }), fc.boolean(), fc.constant(null), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
+    const key = fc.constantFrom('name', 'uid', 'labels', '__proto__', 'constructor', 'na\\me', 'namespace', 'generateName', 'creationTimestamp', 'deletionTimestamp');
+    const member = fc.tuple(fc.oneof(key, key, fc.string({ unit: 'binary', maxLength: 6 })), fc.oneof(scalar, fc.dictionary(fc.string({ maxLength: 3 }), scalar, { maxKeys: 2 })));
     fc.assert(
       fc.property(fc.array(member, { maxLength: 8 }), fc.boolean(), (members, escapeKeys) => {
         // Written by hand, not by JSON.stringify: keys may repeat, and may be spelled with \u escapes.
@@ -104,8 +107,23 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
         const line = Buffer.from(`{"type":"MODIFIED","object":${text}}`);
         expect(Object.keys((c.line(line, 0, line.length) as WatchLine & { object: Plain & { metadata: Plain } }).object.metadata)).to.deep.equal(Object.keys(expected.metadata));
       }),
-      { numRuns: 400 },
+      { numRuns: 800 },
     );
+  });
+
+  it('takes a shared field\'s string (namespace, generateName, timestamps) from the last one only when its bytes are that string', () => {
+    const c = codec();
+    // Each after the one before it: equal bytes, or bytes that would equal the last string's characters were escapes not read.
+    const values = ['team-1', 'team-1', 'team-2', 'a\\"b', 'a"b', 'a\\"b', 'a\\b', 'a\b', 'a\\b', 'ns-ü', 'ns-ü', 'ns-\\u00fc', '', '', 'x'];
+    for (const field of ['namespace', 'generateName', 'creationTimestamp', 'deletionTimestamp']) {
+      for (const value of values) {
+        const text = `{"kind":"Pod","metadata":{"name":"p",${JSON.stringify(field)}:${JSON.stringify(value)}},"spec":{}}`;
+        const line = Buffer.from(`{"type":"MODIFIED","object":${text}}`);
+        const got = (c.line(line, 0, line.length) as WatchLine & { object: Plain & { metadata: Plain } }).object.metadata[field];
+        expect(got, `${field} ${JSON.stringify(value)}`).to.equal(value);
+        expect((c.item(Buffer.from(text)) as Plain & { metadata: Plain }).metadata[field]).to.equal(value);
+      }
+    }
   });
 
   it('refuses every write to a view, as a frozen object does, and freezes metadata', () => {
