@@ -94,8 +94,8 @@ export interface ListWatchOptions<T extends KubeObject> {
    */
   metadataOnly?: boolean;
   /**
-   * Keep objects compact (the default, but for `metadataOnly` sources and
-   * for a `transform` other than `dropManagedFields`; see the README's
+   * Keep objects compact (the default, but for a `transform` other than
+   * `dropManagedFields`; see the README's
    * "Memory of the read path"): each object is read from its
    * bytes without a whole `JSON.parse`; its `metadata` is decoded (nested
    * values shared between objects that have the same ones), the rest kept

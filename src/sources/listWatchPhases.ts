@@ -109,9 +109,9 @@ export class Reflector<T extends KubeObject> {
     if (typeof maxObjectBytes !== 'number' || !(maxObjectBytes > 0)) {
       throw new RangeError(`listWatch of ${this.name}: maxObjectBytes must be a positive number of bytes, got ${String(maxObjectBytes)}`);
     }
-    // Compact unless told, but for metadata-only sources (the interner keeps those smaller) and a transform of the
-    // caller's own, which may rewrite what a compact view refuses to change (its body, metadata's nested values).
-    const compact = options.compact ?? (!this.metadataOnly && (options.transform === undefined || options.transform === dropManagedFields));
+    // Compact unless told, but for a transform of the caller's own, which may rewrite what a compact view refuses
+    // to change (its body, metadata's nested values).
+    const compact = options.compact ?? (options.transform === undefined || options.transform === dropManagedFields);
     this.transport = transport({
       resource: this.name,
       scheduler: this.scheduler,

@@ -100,21 +100,24 @@ describe('the compact cache against the embedded API server, written by client-n
     expect(JSON.parse(JSON.stringify(deltaObjects.find((o) => o.metadata.name === 'd')))).to.deep.equal({ apiVersion: 'v1', kind: 'ConfigMap', ...(await stored('d')) });
   });
 
-  it('is the default but for metadataOnly and a transform of your own; compact: false keeps the parsed objects; console.log shows a view as its object', async () => {
+  it('is the default, metadataOnly included, but for a transform of your own; compact: false keeps the parsed objects; console.log shows a view as its object', async () => {
     const own = (o: KubeObject) => o;
     const informers = [
       informer({ compact: 'unsaid' }),
       informer({ compact: false }),
       informer({ compact: 'unsaid', metadataOnly: true }),
+      informer({ compact: false, metadataOnly: true }),
       informer({ compact: 'unsaid', transform: dropManagedFields }),
       informer({ compact: 'unsaid', transform: own }),
       informer({ compact: true, transform: own }),
     ];
     await waitFor(() => informers.every((i) => i.store()?.synced === true), 'the lists');
-    const [byDefault, off, metadataOnly, dropping, owned, ownedCompact] = informers.map((i) => i.deltaObjects[0] as KubeObject);
+    const [byDefault, off, metadataOnly, metadataOnlyOff, dropping, owned, ownedCompact] = informers.map((i) => i.deltaObjects[0] as KubeObject);
     expect(compactRecordOf(byDefault), 'a view by default').to.not.equal(undefined);
     expect(compactRecordOf(off), 'compact: false').to.equal(undefined);
-    expect(compactRecordOf(metadataOnly), 'metadataOnly').to.equal(undefined);
+    expect(compactRecordOf(metadataOnly), 'metadataOnly').to.not.equal(undefined);
+    expect(compactRecordOf(metadataOnlyOff), 'metadataOnly, compact: false').to.equal(undefined);
+    expect(metadataOnly).to.deep.equal(metadataOnlyOff);
     expect(compactRecordOf(dropping), 'dropManagedFields, done on the bytes').to.not.equal(undefined);
     expect(compactRecordOf(owned), 'a transform of your own may rewrite anything: parsed').to.equal(undefined);
     expect(compactRecordOf(ownedCompact), 'unless told compact: true').to.not.equal(undefined);
