@@ -145,6 +145,8 @@ function refuse(): boolean {
  */
 const VIEW: ProxyHandler<CompactRecord> = Object.freeze({
   get(record: CompactRecord, key: string | symbol): unknown {
+    // The read of nearly every event, at every stage: first.
+    if (key === 'metadata' && record.metadata !== undefined) return record.metadata;
     if (key === RECORD) return record;
     if (typeof key === 'string' && record.owns(key)) return record.member(key);
     return Reflect.get(Object.prototype, key) as unknown;
