@@ -5,6 +5,7 @@ import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, ke
 import { SpanInterner } from './spanInterner.js';
 import { ObjectShapes, type ObjectShape } from './objectShapes.js';
 import { InternPool } from '../util/internPool.js';
+import { defaultInternerBounds, sharedMetadataStrings } from './metadataInterner.js';
 import { BACKSLASH, CLOSE_BRACE, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
 
 /** Distinct metadata keys kept as shared strings; past this, keys are decoded each time. */
@@ -13,9 +14,7 @@ const SHARED_KEYS = 64;
 const SHARED_SMALL = 4096;
 
 /** Metadata's string fields that many objects share (a namespace, the pods of one ReplicaSet): one string is held for each value. */
-const SHARED_SCALARS: ReadonlySet<string> = new Set(['namespace', 'generateName', 'creationTimestamp', 'deletionTimestamp']);
-/** Bounds of a generation of the pool of those strings (`InternPool`): a source holds twice them at most. */
-const SHARED_STRINGS = { entries: 4096, chars: 256 * 1024 };
+const SHARED_SCALARS: ReadonlySet<string> = new Set(sharedMetadataStrings);
 
 /** How the codec's objects are shaped. */
 export interface CompactCodecOptions {
@@ -43,7 +42,8 @@ export class CompactCodec {
   /** Per key number: whether its field is one of `SHARED_SCALARS`, and the last string of it. */
   private readonly sharedKeys: boolean[] = [];
   private readonly lastShared: (string | undefined)[] = [];
-  private readonly sharedStrings = new InternPool<string>(SHARED_STRINGS.entries, SHARED_STRINGS.chars);
+  /** Bounded as a metadata interner's strings: a source holds twice its bounds at most. */
+  private readonly sharedStrings = new InternPool<string>(defaultInternerBounds.strings.entries, defaultInternerBounds.strings.chars);
   /** Scratch: the keys and values of the metadata being read. */
   private readonly memberKeys: string[] = [];
   private readonly memberValues: unknown[] = [];
@@ -292,7 +292,7 @@ export class CompactCodec {
    */
   private sharedScalar(k: number, buf: Buffer, from: number, to: number): unknown {
     const last = this.lastShared[k];
-    if (last !== undefined && buf[from] === QUOTE && charsAre(buf, from + 1, to - 1, last)) return last;
+    if (last !== undefined && buf[from] === QUOTE && to - from - 2 === last.length && bytesAre(buf, from + 1, last)) return last;
     const value = scalarValue(buf, from, to);
     if (typeof value !== 'string') return value;
     let shared = this.sharedStrings.get(value);
@@ -372,13 +372,6 @@ function isPlainAscii(text: string): boolean {
     const c = text.charCodeAt(i);
     if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) return false;
   }
-  return true;
-}
-
-/** Whether `buf[start, end)` holds exactly the characters of `text` (plain ASCII). */
-function charsAre(buf: Buffer, start: number, end: number, text: string): boolean {
-  if (end - start !== text.length) return false;
-  for (let i = 0; i < text.length; i++) if (buf[start + i] !== text.charCodeAt(i)) return false;
   return true;
 }
 

@@ -3,8 +3,9 @@ import { InternPool } from '../util/internPool.js';
 import { deepFreeze, isPlainObject } from '../util/json.js';
 import { jsonHash } from '../util/jsonHash.js';
 
-/** Metadata strings that many objects of a resource share (a namespace, the pods of one ReplicaSet). */
-type SharedString = 'namespace' | 'generateName' | 'creationTimestamp' | 'deletionTimestamp';
+/** Metadata strings that many objects of a resource share (a namespace, the pods of one ReplicaSet): the compact codec shares them too. */
+export const sharedMetadataStrings = ['namespace', 'generateName', 'creationTimestamp', 'deletionTimestamp'] as const;
+type SharedString = (typeof sharedMetadataStrings)[number];
 /** Metadata values that many objects share whole: the labels, annotations and owners of one template. */
 type SharedRecord = 'labels' | 'annotations' | 'ownerReferences' | 'finalizers' | 'managedFields';
 
@@ -15,7 +16,7 @@ export interface InternerBounds {
 }
 
 /** Per source at most 8,192 strings of 512K characters and 4,096 records of 4M characters in all. */
-const DEFAULT_BOUNDS: InternerBounds = {
+export const defaultInternerBounds: InternerBounds = {
   strings: { entries: 4096, chars: 256 * 1024 },
   records: { entries: 2048, chars: 2 * 1024 * 1024 },
 };
@@ -42,7 +43,7 @@ export class MetadataInterner {
   /** Shared records by the hash of their JSON data (`jsonHash`). */
   readonly records: InternPool<unknown, number>;
 
-  constructor(bounds: InternerBounds = DEFAULT_BOUNDS) {
+  constructor(bounds: InternerBounds = defaultInternerBounds) {
     this.strings = new InternPool(bounds.strings.entries, bounds.strings.chars);
     this.records = new InternPool(bounds.records.entries, bounds.records.chars);
   }
