@@ -44,6 +44,13 @@ export interface JsonSpans {
   slash: number;
   /** With `stopAfter`: where the scan stopped (just after that member's value), or -1 if it read to the end. */
   stopped: number;
+  /**
+   * The open containers (scratch), innermost last: 1 for an object, 0 for an
+   * array; and the member whose value each is, if recorded, else -1 (-2 for
+   * the top object). Kept between scans, so that a scan allocates nothing.
+   */
+  kinds: Int32Array;
+  owners: Int32Array;
 }
 
 export const FIELDS = 6;
@@ -56,7 +63,7 @@ export const VALUE_END = 5;
 
 /** Spans with room for `members`, to be reused across scans (it grows as needed). */
 export function jsonSpans(members = 64): JsonSpans {
-  return { data: new Int32Array(members * FIELDS), count: 0, slash: -1, stopped: -1 };
+  return { data: new Int32Array(members * FIELDS), count: 0, slash: -1, stopped: -1, kinds: new Int32Array(16), owners: new Int32Array(16) };
 }
 
 function isDigit(c: number): boolean {
@@ -148,10 +155,11 @@ export function scanObject(
   spans.stopped = -1;
   /** The member of depth 1 whose key is `stopAfter`, once read. */
   let stopMember = -1;
-  /** Per open container: 1 for an object, 0 for an array. */
-  const objects: number[] = [];
-  /** Per open container: the member whose value it is, if recorded, else -1 (-2 for the top object); an object's members are recorded only under one. */
-  const owners: number[] = [];
+  // An object's members are recorded only under a recorded member (`spans.owners`).
+  let kinds = spans.kinds;
+  let owners = spans.owners;
+  /** How many containers are open. */
+  let depth = 0;
   let want = Want.Value;
   /** The member whose value comes next (after its colon), or -1. */
   let pending = -1;
@@ -162,14 +170,13 @@ export function scanObject(
       i++;
       continue;
     }
-    const depth = objects.length;
     switch (want) {
       case Want.Key:
       case Want.KeyOrClose: {
         if (c === CLOSE_BRACE && want === Want.KeyOrClose) {
-          want = close(spans, objects, owners, i);
+          want = close(spans, owners, depth--, i);
           i++;
-          if (stopsAt(spans, objects, stopMember, i)) return undefined;
+          if (stopsAt(spans, depth, stopMember, i)) return undefined;
           continue;
         }
         if (c !== QUOTE) return `expected a key at byte ${i - start}`;
@@ -193,30 +200,30 @@ export function scanObject(
         continue;
       case Want.CommaOrClose:
         if (c === COMMA) {
-          want = objects[depth - 1] === 1 ? Want.Key : Want.Value;
+          want = kinds[depth - 1] === 1 ? Want.Key : Want.Value;
           i++;
           continue;
         }
-        if ((c === CLOSE_BRACE && objects[depth - 1] === 1) || (c === CLOSE_BRACKET && objects[depth - 1] === 0)) {
-          want = close(spans, objects, owners, i);
+        if ((c === CLOSE_BRACE && kinds[depth - 1] === 1) || (c === CLOSE_BRACKET && kinds[depth - 1] === 0)) {
+          want = close(spans, owners, depth--, i);
           i++;
-          if (stopsAt(spans, objects, stopMember, i)) return undefined;
+          if (stopsAt(spans, depth, stopMember, i)) return undefined;
           continue;
         }
-        return `expected "," or the end of ${objects[depth - 1] === 1 ? 'an object' : 'an array'} at byte ${i - start}`;
+        return `expected "," or the end of ${kinds[depth - 1] === 1 ? 'an object' : 'an array'} at byte ${i - start}`;
       case Want.End:
         return `unexpected text after the object at byte ${i - start}`;
       case Want.Value:
       case Want.ValueOrClose: {
         if (c === CLOSE_BRACKET && want === Want.ValueOrClose) {
-          want = close(spans, objects, owners, i);
+          want = close(spans, owners, depth--, i);
           i++;
-          if (stopsAt(spans, objects, stopMember, i)) return undefined;
+          if (stopsAt(spans, depth, stopMember, i)) return undefined;
           continue;
         }
         if (depth === 0 && c !== OPEN_BRACE) return 'not a JSON object';
         // The member this value belongs to (only right after its colon).
-        const member = want === Want.Value && depth > 0 && objects[depth - 1] === 1 ? pending : -1;
+        const member = want === Want.Value && depth > 0 && kinds[depth - 1] === 1 ? pending : -1;
         pending = -1;
         if (member !== -1) spans.data[member * FIELDS + VALUE_START] = i;
         if (c === OPEN_BRACE || c === OPEN_BRACKET) {
@@ -227,9 +234,14 @@ export function scanObject(
             i = known;
             continue;
           }
-          objects.push(c === OPEN_BRACE ? 1 : 0);
+          if (depth === kinds.length) {
+            kinds = spans.kinds = grown(kinds);
+            owners = spans.owners = grown(owners);
+          }
+          kinds[depth] = c === OPEN_BRACE ? 1 : 0;
           // The top object is no member's value (-2); one in an array is no recorded member's (-1).
-          owners.push(depth === 0 ? -2 : member);
+          owners[depth] = depth === 0 ? -2 : member;
+          depth++;
           want = c === OPEN_BRACE ? Want.KeyOrClose : Want.ValueOrClose;
           i++;
           continue;
@@ -255,17 +267,22 @@ export function scanObject(
       }
     }
   }
-  if (want === Want.Value && objects.length === 0) return 'no JSON object';
+  if (want === Want.Value && depth === 0) return 'no JSON object';
   if (want !== Want.End) return 'the text ended before the object did';
   return undefined;
 }
 
-/** The container closing at `at`: its member's value ends here. Returns what is wanted next. */
-function close(spans: JsonSpans, objects: number[], owners: number[], at: number): Want {
-  objects.pop();
-  const owner = owners.pop() as number;
+/** The innermost of `depth` open containers closing at `at`: its member's value ends here. Returns what is wanted next. */
+function close(spans: JsonSpans, owners: Int32Array, depth: number, at: number): Want {
+  const owner = owners[depth - 1] as number;
   if (owner >= 0) spans.data[owner * FIELDS + VALUE_END] = at + 1;
-  return objects.length === 0 ? Want.End : Want.CommaOrClose;
+  return depth === 1 ? Want.End : Want.CommaOrClose;
+}
+
+function grown(stack: Int32Array): Int32Array {
+  const bigger = new Int32Array(stack.length * 2);
+  bigger.set(stack);
+  return bigger;
 }
 
 function add(spans: JsonSpans, depth: number, parent: number, keyStart: number, keyEnd: number): number {
@@ -305,8 +322,8 @@ export function keyIs(buf: Buffer, spans: JsonSpans, m: number, key: string): bo
 }
 
 /** Whether the member the scan stops after (`stopMember`, -1 for none) has just closed at `i`, at the top level: if so, marks `spans` stopped there. */
-function stopsAt(spans: JsonSpans, objects: readonly number[], stopMember: number, i: number): boolean {
-  if (stopMember === -1 || objects.length !== 1 || spans.data[stopMember * FIELDS + VALUE_END] !== i) return false;
+function stopsAt(spans: JsonSpans, depth: number, stopMember: number, i: number): boolean {
+  if (stopMember === -1 || depth !== 1 || spans.data[stopMember * FIELDS + VALUE_END] !== i) return false;
   spans.stopped = i;
   return true;
 }

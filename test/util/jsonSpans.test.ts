@@ -93,6 +93,27 @@ describe('jsonSpans: where the members of a JSON object are, without decoding it
     expect(spans.stopped).to.equal(-1);
   });
 
+  it('reads nesting deeper than its first stack, and reuses its scratch across scans, a failed one included', () => {
+    const spans = jsonSpans(1);
+    const deep = `{"a":${'['.repeat(100)}{"x":1}${']'.repeat(100)},"b":${'{"c":'.repeat(50)}2${'}'.repeat(50)}}`;
+    const buf = Buffer.from(deep);
+    expect(scanObject(buf, 0, buf.length, 2, spans)).to.equal(undefined);
+    expect(spans.kinds.length).to.be.greaterThanOrEqual(101);
+    expect(described(buf, spans)).to.deep.equal([
+      `1 -1 a = ${'['.repeat(100)}{"x":1}${']'.repeat(100)}`,
+      `1 -1 b = ${'{"c":'.repeat(50)}2${'}'.repeat(50)}`,
+      `2 1 c = ${'{"c":'.repeat(49)}2${'}'.repeat(49)}`,
+    ]);
+    // Cut short inside 30 open containers, then an ordinary object with the same spans.
+    expect(errorOf(`{"a":${'['.repeat(30)}`)).to.equal('the text ended before the object did');
+    const cut = Buffer.from(`{"a":${'{"b":'.repeat(30)}`);
+    expect(scanObject(cut, 0, cut.length, 2, spans)).to.equal('the text ended before the object did');
+    expect(members('{"a":{"b":1},"c":[2]}')).to.deep.equal(['1 -1 a = {"b":1}', '2 0 b = 1', '1 -1 c = [2]']);
+    const next = Buffer.from('{"a":{"b":1},"c":[2]}');
+    expect(scanObject(next, 0, next.length, 2, spans)).to.equal(undefined);
+    expect(described(next, spans)).to.deep.equal(['1 -1 a = {"b":1}', '2 0 b = 1', '1 -1 c = [2]']);
+  });
+
   it('accepts exactly what JSON.parse accepts as an object, and finds the members JSON.parse finds (property)', () => {
     const spans = jsonSpans(1);
     fc.assert(
