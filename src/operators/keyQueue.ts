@@ -1,4 +1,5 @@
 import type { ObjectKey } from '../types.js';
+import { ChurnMap } from '../util/churnMap.js';
 
 /**
  * How one run ended:
@@ -117,7 +118,7 @@ export class KeyQueue<R, T> {
   readonly concurrency: number;
   readonly maxRetries: number | undefined;
   readonly #timeouts: boolean;
-  readonly #entries = new Map<ObjectKey, Entry<R, T>>();
+  readonly #entries = new ChurnMap<Entry<R, T>>();
   #head: Entry<R, T> | undefined = undefined;
   #tail: Entry<R, T> | undefined = undefined;
   #waiting = 0;
@@ -344,8 +345,9 @@ export class KeyQueue<R, T> {
     }
     if (last !== this.#tail) fail('the tail is not the last entry of the FIFO');
     const counts = { waiting: 0, running: 0, delayed: 0 };
-    for (const [key, e] of this.#entries) {
-      if (e.key !== key) fail(`the entry of "${key}" is for "${e.key}"`);
+    for (const e of this.#entries.values()) {
+      const key = e.key;
+      if (this.#entries.get(key) !== e) fail(`the entry of "${key}" is not under its key`);
       counts[e.phase]++;
       if (e.phase === 'waiting' && !inFifo.has(e)) fail(`"${key}" waits outside the FIFO`);
       if (e.phase !== 'waiting' && e.next !== undefined) fail(`"${key}" links to a next key while ${e.phase}`);
