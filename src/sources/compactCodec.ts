@@ -16,6 +16,10 @@ const SHARED_SMALL = 4096;
 /** Metadata's string fields that many objects share (a namespace, the pods of one ReplicaSet): one string is held for each value. */
 const SHARED_SCALARS: ReadonlySet<string> = new Set(sharedMetadataStrings);
 
+/** The members a list stamps on its items, which a body kept unread must not hold; with their quotes, as the tail is searched for them. */
+const STAMPED_KEYS = ['apiVersion', 'kind'] as const;
+const QUOTED_STAMPED_KEYS = STAMPED_KEYS.map((key) => `"${key}"`);
+
 /** How the codec's objects are shaped. */
 export interface CompactCodecOptions {
   /** Leave `metadata.managedFields` out at the byte level (the source's transform is `dropManagedFields`). */
@@ -52,9 +56,9 @@ export class CompactCodec {
   private keyHint = 0;
 
   /** Metadata's nested values the interner has just seen are stepped over by the scanner, not scanned. */
-  private readonly known: KnownValue = (buf, spans, m, start) => {
+  private readonly known: KnownValue = (buf, spans, m, start, end) => {
     const parent = spans.data[m * FIELDS + PARENT] as number;
-    return parent !== -1 && keyIs(buf, spans, parent, 'metadata') ? this.interner.knownEnd(buf, spans, m, start) : -1;
+    return parent !== -1 && keyIs(buf, spans, parent, 'metadata') ? this.interner.knownEnd(buf, spans, m, start, end) : -1;
   };
 
   constructor(private readonly options: CompactCodecOptions) {}
@@ -84,11 +88,13 @@ export class CompactCodec {
    * to judge). Throws a SyntaxError for what is not JSON.
    */
   line(chunk: Buffer, from: number, to: number): unknown {
-    // The line alone: the scanner's searches then stop at its end, not at the chunk's.
-    const buf = from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to);
-    const start = 0;
-    const end = buf.length;
-    const fast = this.eventOfKube(buf);
+    // Read in place, not cut out (a view per line costs more than its search):
+    // the scanner's searches past `to` are bounded, and those for a backslash
+    // are remembered from one line of the chunk to the next.
+    const buf = chunk;
+    const start = from;
+    const end = to;
+    const fast = this.eventOfKube(buf, start, end);
     if (fast !== undefined) return fast;
     if (!startsObject(buf, start, end)) return JSON.parse(buf.toString('utf8', start, end)) as unknown;
     const spans = this.spans;
@@ -119,16 +125,17 @@ export class CompactCodec {
    * two fields of `metav1.WatchEvent`, in that order): its object is read as
    * `unreadTail` reads it. Undefined for any other line, which is read whole.
    */
-  private eventOfKube(buf: Buffer): unknown {
-    const n = buf.length;
-    if (n < 30 || !bytesAre(buf, 0, '{"type":"')) return undefined;
-    const q = buf.indexOf(QUOTE, 9);
-    if (q === -1 || !bytesAre(buf, q, '","object":{')) return undefined;
+  private eventOfKube(buf: Buffer, start: number, end: number): unknown {
+    if (end - start < 30 || !bytesAre(buf, start, '{"type":"')) return undefined;
+    const q = buf.indexOf(QUOTE, start + 9);
+    // The type is one of three words: its closing quote is near, or the line is not of this form.
+    if (q === -1 || q > start + 17 || !bytesAre(buf, q, '","object":{')) return undefined;
     // Told by its bytes: no string is made for it.
-    const type = q === 17 && bytesAre(buf, 9, 'MODIFIED') ? 'MODIFIED' : q === 14 && bytesAre(buf, 9, 'ADDED') ? 'ADDED' : q === 16 && bytesAre(buf, 9, 'DELETED') ? 'DELETED' : undefined;
+    const at = q - start;
+    const type = at === 17 && bytesAre(buf, start + 9, 'MODIFIED') ? 'MODIFIED' : at === 14 && bytesAre(buf, start + 9, 'ADDED') ? 'ADDED' : at === 16 && bytesAre(buf, start + 9, 'DELETED') ? 'DELETED' : undefined;
     if (type === undefined) return undefined;
     // The line ends with the object's brace and the event's.
-    let e = n - 1;
+    let e = end - 1;
     while (e > q && isJsonSpace(buf[e] as number)) e--;
     if (buf[e] !== CLOSE_BRACE) return undefined;
     e--;
@@ -159,9 +166,9 @@ export class CompactCodec {
     if (tail === close) return this.build(buf, -1, 0, spans.count, -1, -1);
     if (buf[tail] !== COMMA) throw new SyntaxError(`expected "," after metadata at byte ${tail - start}`);
     // A list item has neither (the list's are stamped on it): a search of the tail is cheaper than scanning it.
-    for (const key of ['"apiVersion"', '"kind"']) {
-      if (this.headHas(buf, key.slice(1, -1))) continue;
-      const at = buf.indexOf(key, tail);
+    for (let k = 0; k < STAMPED_KEYS.length; k++) {
+      if (this.headHas(buf, STAMPED_KEYS[k] as string)) continue;
+      const at = buf.indexOf(QUOTED_STAMPED_KEYS[k] as string, tail);
       if (at !== -1 && at < close) return undefined;
     }
     return this.build(buf, -1, 0, spans.count, tail + 1, end);

@@ -156,15 +156,16 @@ export class SpanInterner {
 
   /**
    * Where the value of the field whose key is member `m`'s, starting at
-   * `start`, ends, if its bytes are those of the field's last value; else -1.
-   * The scanner steps over such a value unread (`KnownValue`).
+   * `start`, ends, if its bytes (before `limit`) are those of the field's
+   * last value; else -1. The scanner steps over such a value unread
+   * (`KnownValue`).
    */
-  knownEnd(buf: Buffer, spans: JsonSpans, m: number, start: number): number {
+  knownEnd(buf: Buffer, spans: JsonSpans, m: number, start: number, limit: number): number {
     for (const [field, stats] of this.fields) {
       const last = stats.lastBytes;
       if (last === undefined || !keyIs(buf, spans, m, field)) continue;
       const end = start + last.length;
-      if (!sameBytes(last, buf, start, end)) return -1;
+      if (end > limit || !sameBytes(last, buf, start, end)) return -1;
       // Kept with the value of that moment: a repeated key's earlier member may change `last` before this one is decoded.
       stats.steppedAt = start;
       stats.steppedScan = this.scan;

@@ -40,8 +40,14 @@ const enum Want {
 export interface JsonSpans {
   data: Int32Array;
   count: number;
-  /** The scan's next backslash at or after where it last looked (scratch). */
+  /**
+   * The next backslash at or after `slashFrom` in `slashIn` (scratch): a
+   * scan of the same bytes from there on (the next line of a chunk) need
+   * not search for it again.
+   */
   slash: number;
+  slashFrom: number;
+  slashIn: Uint8Array | undefined;
   /** With `stopAfter`: where the scan stopped (just after that member's value), or -1 if it read to the end. */
   stopped: number;
   /**
@@ -63,7 +69,7 @@ export const VALUE_END = 5;
 
 /** Spans with room for `members`, to be reused across scans (it grows as needed). */
 export function jsonSpans(members = 64): JsonSpans {
-  return { data: new Int32Array(members * FIELDS), count: 0, slash: -1, stopped: -1, kinds: new Int32Array(16), owners: new Int32Array(16) };
+  return { data: new Int32Array(members * FIELDS), count: 0, slash: -1, slashFrom: 0, slashIn: undefined, stopped: -1, kinds: new Int32Array(16), owners: new Int32Array(16) };
 }
 
 function isDigit(c: number): boolean {
@@ -116,6 +122,7 @@ function stringEnd(buf: Buffer, open: number, end: number, spans: JsonSpans): nu
     if (slash < from) {
       slash = buf.indexOf(BACKSLASH, from);
       spans.slash = slash = slash === -1 ? NONE : slash;
+      spans.slashFrom = from;
     }
     if (slash > q) return q;
     // An escape before the quote: the character after the backslash is not looked at.
@@ -129,7 +136,7 @@ function stringEnd(buf: Buffer, open: number, end: number, spans: JsonSpans): nu
  * value it read before: an object's or array's text is complete at its
  * closing bracket, so equal bytes are the same value), else -1.
  */
-export type KnownValue = (buf: Buffer, spans: JsonSpans, member: number, start: number) => number;
+export type KnownValue = (buf: Buffer, spans: JsonSpans, member: number, start: number, end: number) => number;
 
 /**
  * Scans `buf[start, end)`, which must hold one JSON object, into `spans`:
@@ -138,8 +145,9 @@ export type KnownValue = (buf: Buffer, spans: JsonSpans, member: number, start: 
  * or why the text is not a JSON object. With `stopAfter`, the scan stops
  * once the value of the top object's member of that key has ended
  * (`spans.stopped`): what follows is not looked at. With `skip`, a member's
- * value it recognizes is stepped over unread. Searches may read past
- * `end` (only slower): pass a buffer that ends there, not a large chunk.
+ * value it recognizes (before `end`) is stepped over unread. Searches may
+ * read past `end`: a backslash found there is remembered for the next scan
+ * of the same buffer, which must not have been written to in between.
  */
 export function scanObject(
   buf: Buffer,
@@ -151,7 +159,11 @@ export function scanObject(
   skip?: KnownValue,
 ): string | undefined {
   spans.count = 0;
-  spans.slash = -1;
+  // What a scan of these bytes found from an earlier point holds from here too.
+  if (spans.slashIn !== buf || start < spans.slashFrom) {
+    spans.slash = -1;
+    spans.slashIn = buf;
+  }
   spans.stopped = -1;
   /** The member of depth 1 whose key is `stopAfter`, once read. */
   let stopMember = -1;
@@ -227,7 +239,7 @@ export function scanObject(
         pending = -1;
         if (member !== -1) spans.data[member * FIELDS + VALUE_START] = i;
         if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-          const known = member !== -1 && skip !== undefined ? skip(buf, spans, member, i) : -1;
+          const known = member !== -1 && skip !== undefined ? skip(buf, spans, member, i, end) : -1;
           if (known !== -1) {
             spans.data[member * FIELDS + VALUE_END] = known;
             want = Want.CommaOrClose;

@@ -86,6 +86,51 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     );
   });
 
+  it('reads each line of a chunk in place, backslashes before, in and after it, as JSON.parse reads the line alone (property)', () => {
+    const c = codec();
+    fc.assert(
+      fc.property(fc.array(fc.tuple(kubeObject, fc.constantFrom('MODIFIED', 'ADDED', 'DELETED')), { minLength: 1, maxLength: 6 }), fc.nat(), (events, cut) => {
+        const lines = events.map(([object, type]) => `{"type":"${type}","object":${JSON.stringify(object)}}`);
+        const chunk = Buffer.from(lines.map((l) => `${l}\n`).join(''));
+        let from = 0;
+        for (const text of lines) {
+          const to = from + Buffer.byteLength(text);
+          const got = c.line(chunk, from, to) as WatchLine;
+          const expected = JSON.parse(text) as WatchLine;
+          expect(got.type).to.equal(expected.type);
+          expectReadsAs(got.object, expected.object as Plain);
+          from = to + 1;
+        }
+        // Through the reader, the same bytes in two chunks cut anywhere: the second chunk's lines are read in it.
+        const at = cut % (chunk.length + 1);
+        const read: WatchLine[] = [];
+        const reader = new WatchLineReader((e) => read.push(e), (e) => expect.fail(e.message), Infinity, () => {}, (buf, start, end) => c.line(buf, start, end));
+        reader.push(chunk.subarray(0, at));
+        reader.push(chunk.subarray(at));
+        reader.end();
+        expect(read).to.have.length(lines.length);
+        read.forEach((e, i) => expectReadsAs(e.object, (JSON.parse(lines[i] as string) as WatchLine).object as Plain));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads a line in place as the line alone, whatever follows it in the chunk', () => {
+    const c = codec();
+    const line = '{"type":"MODIFIED","object":{"kind":"Pod","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"s":"t"}}}';
+    // After it: bytes that would pass for more of it, or for its members, were the line not cut at its end.
+    for (const after of ['', '}', ',"more":1}}', '{"type":"MODIFIED","object":{"metadata":{"labels":{"x":"y"}}}}', '\\"}}', ' \t\r']) {
+      const chunk = Buffer.from(`${line}${after}`);
+      const got = c.line(chunk, 0, line.length) as WatchLine;
+      expectReadsAs(got.object, (JSON.parse(line) as WatchLine).object as Plain);
+    }
+    // Cut short in its metadata (what is checked as it arrives): not JSON, whatever the bytes after the cut would make of it.
+    const whole = Buffer.from(line);
+    for (const cut of [line.indexOf('"y"') + 1, line.indexOf('"labels"'), line.indexOf('"spec"') - 1]) {
+      expect(() => c.line(whole, 0, cut), `cut at ${cut}`).to.throw(SyntaxError);
+    }
+  });
+
   it('decodes metadata member by member as JSON.parse does: any scalar, escaped and odd keys, __proto__, repeated keys, key order, shared strings (property)', () => {
     const c = codec();
     // A few values often: a shared field's string (namespace, generateName, timestamps) is taken from the last one when the bytes repeat.
