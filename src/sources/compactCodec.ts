@@ -213,11 +213,11 @@ export class CompactCodec {
     let keys: readonly string[] | undefined = [];
     if (tailStart !== -1) {
       // Up to the object's closing brace, which the text leaves off.
-      const tail = buf.toString('utf8', tailStart, tailEnd - 1);
+      const tail = buf.toString('latin1', tailStart, tailEnd - 1);
       text = body.length === 0 ? tail : `${joinMembers(buf, d, body)},${tail}`;
       keys = undefined;
     } else if (body.length > 0) {
-      text = contiguous ? buf.toString('utf8', memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number)) : joinMembers(buf, d, body);
+      text = contiguous ? buf.toString('latin1', memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number)) : joinMembers(buf, d, body);
       keys = this.keyList(buf, body);
     }
     // Metadata's nested values come frozen from the interner and the rest are scalars: freezing it is one step, not a walk.
@@ -346,10 +346,10 @@ function memberEnd(d: Int32Array, m: number): number {
   return d[m * FIELDS + VALUE_END] as number;
 }
 
-/** The members `ms` as the text of an object's members, without its braces. */
+/** The members `ms` as the text of an object's members, without its braces, one char per byte (see `CompactRecord.body`). */
 function joinMembers(buf: Buffer, d: Int32Array, ms: number[]): string {
   const parts: string[] = [];
-  for (const m of ms) parts.push(buf.toString('utf8', memberStart(d, m), memberEnd(d, m)));
+  for (const m of ms) parts.push(buf.toString('latin1', memberStart(d, m), memberEnd(d, m)));
   return parts.join(',');
 }
 

@@ -19,10 +19,13 @@ export class CompactRecord {
     public kind: unknown,
     public metadata: unknown,
     /**
-     * The other members as JSON text, without the braces around them
-     * (adding them would make a second string per object, held as long as
-     * the object: the text is only ever parsed, and rarely), or undefined
-     * when there are none.
+     * The other members' JSON, without the braces around them (adding them
+     * would make a second string per object, held as long as the object:
+     * the text is only ever parsed, and rarely), or undefined when there are
+     * none. One char per byte of the UTF-8 it came as (latin1): for ASCII,
+     * nearly every object, that is the JSON text itself; anything else is
+     * decoded as UTF-8 when it is read. Made so, the text costs a copy of
+     * its bytes, not a UTF-8 decoding on every event, and one byte a byte.
      */
     readonly body: string | undefined,
     /** The body's keys in order (shared by the records that have the same ones), or undefined until it is decoded: the body was kept unread. */
@@ -42,7 +45,7 @@ export class CompactRecord {
     if (this.body !== undefined) {
       let body: Record<string, unknown>;
       try {
-        body = JSON.parse(`{${this.body}}`) as Record<string, unknown>;
+        body = JSON.parse(`{${utf8Text(this.body)}}`) as Record<string, unknown>;
       } catch (err) {
         const { namespace, name } = (this.metadata ?? {}) as { namespace?: unknown; name?: unknown };
         throw new SyntaxError(`the cached object ${String(namespace ?? '')}/${String(name)} cannot be decoded: the server sent a body that is not JSON (${(err as Error).message})`);
@@ -132,6 +135,13 @@ export class DecodedCache {
 }
 
 const RECORD = Symbol('rxkube.compactRecord');
+
+const NOT_ASCII = /[^\x00-\x7f]/;
+
+/** The text whose UTF-8 bytes `latin1` holds one char per byte (see `CompactRecord.body`). */
+function utf8Text(latin1: string): string {
+  return NOT_ASCII.test(latin1) ? Buffer.from(latin1, 'latin1').toString('utf8') : latin1;
+}
 
 function refuse(): boolean {
   // Strict-mode code that writes to it gets a TypeError, as it would from a frozen object.
