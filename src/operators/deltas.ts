@@ -68,7 +68,7 @@ export function deltas<T extends KubeObject = KubeObject>(
 
   return (source) =>
     new Observable<DeltaEvent<T>>((subscriber) => {
-      const known = new Map<ObjectKey, Known<T>>();
+      const known = new Map<ObjectKey, T>();
       // Keys named by the list in progress; undefined while watching.
       let listed: Set<ObjectKey> | undefined;
       let initial = true;
@@ -84,25 +84,19 @@ export function deltas<T extends KubeObject = KubeObject>(
       };
 
       const upsert = (key: ObjectKey, object: T) => {
-        const entry = known.get(key);
-        // Each object's metadata read once: through a compact view, every read is a proxy's.
-        const { resourceVersion, uid } = object.metadata as { resourceVersion?: unknown; uid?: unknown };
-        if (entry === undefined) {
-          known.set(key, { object, resourceVersion, uid });
+        const old = known.get(key);
+        known.set(key, object);
+        if (old === undefined) {
           emit('Added', key, object);
           return;
         }
-        // The old object's versions from its entry: the object itself, last read many events ago, is not touched.
-        const old = entry.object;
-        const recreate = recreated(entry.uid, uid);
-        const same = entry.resourceVersion !== undefined && entry.resourceVersion === resourceVersion;
-        entry.object = object;
-        entry.resourceVersion = resourceVersion;
-        entry.uid = uid;
-        if (recreate) {
+        // Each object's metadata read once: through a compact view, every read is a proxy's.
+        const before = old.metadata;
+        const after = object.metadata;
+        if (recreated(before, after)) {
           emit('Deleted', key, old);
           emit('Added', key, object);
-        } else if (same) {
+        } else if (before.resourceVersion !== undefined && before.resourceVersion === after.resourceVersion) {
           emit('Sync', key, object, old);
         } else {
           emit('Updated', key, object, old);
@@ -142,7 +136,7 @@ export function deltas<T extends KubeObject = KubeObject>(
           }
           case 'Synced': {
             if (listed !== undefined) {
-              for (const [key, { object }] of known) {
+              for (const [key, object] of known) {
                 if (listed.has(key)) continue;
                 known.delete(key);
                 subscriber.next(
@@ -201,21 +195,12 @@ function messageOf(thrown: unknown): string {
 }
 
 /**
- * True when both uids are there and differ. Only a non-empty string is a
- * uid: a missing, empty or mistyped one (null, a number) says nothing about
- * identity, so it never makes an update look like a recreation.
+ * True when both objects' metadata carry a uid and the uids differ. Only a non-empty
+ * string is a uid: a missing, empty or mistyped one (null, a number) says
+ * nothing about identity, so it never makes an update look like a recreation.
  */
-function recreated(before: unknown, after: unknown): boolean {
+function recreated(oldMetadata: KubeObject['metadata'], metadata: KubeObject['metadata']): boolean {
+  const before: unknown = oldMetadata.uid;
+  const after: unknown = metadata.uid;
   return typeof before === 'string' && before !== '' && typeof after === 'string' && after !== '' && before !== after;
-}
-
-/**
- * What `deltas()` knows of a key: its last object, and that object's
- * resourceVersion and uid as they were when it came, the two fields the
- * next object of the key is compared by.
- */
-interface Known<T> {
-  object: T;
-  resourceVersion: unknown;
-  uid: unknown;
 }

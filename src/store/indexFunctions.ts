@@ -2,10 +2,7 @@ import type { KubeObject } from '../types.js';
 
 /**
  * Maps an object to the values it is indexed under. An object may sit under
- * several values (all its owners, say) or none. The store calls it once for
- * each object it stores and keeps the answer: a replaced or deleted object
- * is taken out from under the values it was stored under, without asking
- * again.
+ * several values (all its owners, say) or none.
  */
 export type IndexFunc<T extends KubeObject = KubeObject> = (object: T) => readonly string[];
 

@@ -58,17 +58,12 @@ export interface StoreOptions<T extends KubeObject> {
 /**
  * The indexer's state: objects by key, and for each index the keys under
  * each value. Applying a delta costs O(1) plus the index functions of the
- * new object: each object keeps the values it is indexed under, so the one
- * it replaces is not read again (in a large cache it was last read long
- * ago, and its memory is cold).
+ * object before and after; nothing is copied per event.
  */
 export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
-  private readonly objects = new Map<ObjectKey, StoreEntry<T>>();
-  /** The indexes by name, and their names, functions and maps in one order (that of `StoreEntry.values`). */
+  private readonly objects = new Map<ObjectKey, T>();
+  private readonly indexFuncs: [string, IndexFunc<T>][];
   private readonly indices = new Map<string, Map<string, Set<ObjectKey>>>();
-  private readonly indexNames: string[];
-  private readonly indexFuncs: IndexFunc<T>[];
-  private readonly indexMaps: Map<string, Set<ObjectKey>>[];
   /** The first index function failure of the delta being applied, thrown once it is applied. */
   private failure: IndexFunctionError | undefined;
   private isSynced = false;
@@ -79,13 +74,8 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
 
   constructor(options: StoreOptions<T> = {}) {
     const funcs: Indexers<T> = { [NAMESPACE_INDEX]: byNamespace, ...options.indexers };
-    this.indexNames = Object.keys(funcs);
-    this.indexFuncs = Object.values(funcs);
-    this.indexMaps = this.indexNames.map((name) => {
-      const index = new Map<string, Set<ObjectKey>>();
-      this.indices.set(name, index);
-      return index;
-    });
+    this.indexFuncs = Object.entries(funcs);
+    for (const [name] of this.indexFuncs) this.indices.set(name, new Map());
     this.lister = readOnlyView(this);
   }
 
@@ -106,8 +96,8 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
 
   /** The object under a key (`"namespace/name"` or `"name"`), if stored. */
   get(key: ObjectKey): T | undefined {
-    const entry = this.objects.get(key);
-    return entry === undefined ? undefined : readable(entry.object);
+    const object = this.objects.get(key);
+    return object === undefined ? undefined : readable(object);
   }
 
   /** Whether an object is stored under `key`. */
@@ -117,7 +107,7 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
 
   /** Every stored object, in no particular order. O(n): a fresh array each call. */
   list(): T[] {
-    return Array.from(this.objects.values(), (entry) => readable(entry.object));
+    return Array.from(this.objects.values(), readable);
   }
 
   /** Every stored key, in no particular order. O(n): a fresh array each call. */
@@ -130,7 +120,7 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     const keys = this.index(indexName).get(value);
     if (keys === undefined) return [];
     const out: T[] = [];
-    for (const key of keys) out.push(readable((this.objects.get(key) as StoreEntry<T>).object));
+    for (const key of keys) out.push(readable(this.objects.get(key) as T));
     return out;
   }
 
@@ -170,15 +160,16 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
       this.noteResourceVersion(event.resourceVersion);
       return;
     }
-    const entry = this.objects.get(event.key);
+    const old = this.objects.get(event.key);
     if (event.type === 'Deleted') {
-      if (entry === undefined) return;
+      if (old === undefined) return;
       this.objects.delete(event.key);
-      this.unindex(event.key, entry);
+      this.unindex(event.key, old);
       return;
     }
-    if (entry === undefined) this.objects.set(event.key, { object: event.object, values: this.addToIndex(event.key, event.object) });
-    else this.reindex(event.key, entry, event.object);
+    this.objects.set(event.key, event.object);
+    if (old === undefined) this.addToIndex(event.key, event.object);
+    else this.reindex(event.key, old, event.object);
     this.noteResourceVersion(event.object.metadata.resourceVersion);
   }
 
@@ -197,16 +188,8 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     return index;
   }
 
-  /**
-   * The values of an object under index `i`; undefined when the index
-   * function failed for it. Kept with the object, to take it out from under
-   * them later without calling the function on the old object again (and
-   * getting another answer from a function that is not pure): so a copy,
-   * unless it is the namespace index's own fresh array.
-   */
-  private valuesOf(i: number, key: ObjectKey, object: T): readonly string[] | undefined {
-    const name = this.indexNames[i] as string;
-    const func = this.indexFuncs[i] as IndexFunc<T>;
+  /** The values of an object under one index; undefined when the index function failed for it. */
+  private valuesOf(name: string, func: IndexFunc<T>, key: ObjectKey, object: T): readonly string[] | undefined {
     let values: unknown;
     try {
       values = func(object);
@@ -218,32 +201,23 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
       this.failure ??= new IndexFunctionError(name, key, `the index function "${name}" returned ${values === null ? 'null' : typeof values} for "${key}"; expected an array of strings`);
       return undefined;
     }
-    return func === byNamespace ? (values as readonly string[]) : (values.slice() as readonly string[]);
+    return values as readonly string[];
   }
 
-  /** Indexes a new object; returns the values it is under, for its entry. */
-  private addToIndex(key: ObjectKey, object: T): (readonly string[] | undefined)[] {
-    const all: (readonly string[] | undefined)[] = [];
-    for (let i = 0; i < this.indexFuncs.length; i++) {
-      const values = this.valuesOf(i, key, object);
-      all.push(values);
-      this.addTo(this.indexMaps[i] as Map<string, Set<ObjectKey>>, key, values ?? []);
+  private addToIndex(key: ObjectKey, object: T): void {
+    for (const [name, func] of this.indexFuncs) {
+      this.addTo(this.indices.get(name) as Map<string, Set<ObjectKey>>, key, this.valuesOf(name, func, key, object) ?? []);
     }
-    return all;
   }
 
-  /** The entry's object is replaced by `object`: it moves to the values it is under now. */
-  private reindex(key: ObjectKey, entry: StoreEntry<T>, object: T): void {
-    entry.object = object;
-    for (let i = 0; i < this.indexFuncs.length; i++) {
-      const before = entry.values[i];
-      const now = this.valuesOf(i, key, object);
-      entry.values[i] = now;
-      const after = now ?? [];
+  private reindex(key: ObjectKey, old: T, object: T): void {
+    for (const [name, func] of this.indexFuncs) {
+      const before = this.valuesOf(name, func, key, old);
+      const after = this.valuesOf(name, func, key, object) ?? [];
       // Most updates leave index values as they were (a namespace never
       // changes): then there is nothing to move.
       if (before !== undefined && before.length === 1 && after.length === 1 && before[0] === after[0]) continue;
-      const index = this.indexMaps[i] as Map<string, Set<ObjectKey>>;
+      const index = this.indices.get(name) as Map<string, Set<ObjectKey>>;
       this.removeFrom(index, key, before);
       this.addTo(index, key, after);
     }
@@ -277,15 +251,11 @@ export class Store<T extends KubeObject = KubeObject> implements Lister<T> {
     }
   }
 
-  private unindex(key: ObjectKey, entry: StoreEntry<T>): void {
-    for (let i = 0; i < this.indexMaps.length; i++) this.removeFrom(this.indexMaps[i] as Map<string, Set<ObjectKey>>, key, entry.values[i]);
+  private unindex(key: ObjectKey, object: T): void {
+    for (const [name, func] of this.indexFuncs) {
+      this.removeFrom(this.indices.get(name) as Map<string, Set<ObjectKey>>, key, this.valuesOf(name, func, key, object));
+    }
   }
-}
-
-/** A stored object, with the values each index holds it under (in the store's index order; undefined where the function failed for it). */
-interface StoreEntry<T> {
-  object: T;
-  values: (readonly string[] | undefined)[];
 }
 
 function readOnlyView<T extends KubeObject>(store: Store<T>): Lister<T> {
