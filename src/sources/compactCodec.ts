@@ -87,13 +87,10 @@ export class CompactCodec {
    * anything else (bookmarks, errors, what is not an event, for the reader
    * to judge). Throws a SyntaxError for what is not JSON.
    */
-  line(chunk: Buffer, from: number, to: number): unknown {
-    // Read in place, not cut out (a view per line costs more than its search):
-    // the scanner's searches past `to` are bounded, and those for a backslash
-    // are remembered from one line of the chunk to the next.
-    const buf = chunk;
-    const start = from;
-    const end = to;
+  line(buf: Buffer, start: number, end: number): unknown {
+    // Read in place in its chunk, not cut out (a view per line costs more than
+    // its search): the scanner's searches past `end` are bounded, and those for
+    // a backslash are remembered from one line of the chunk to the next.
     const fast = this.eventOfKube(buf, start, end);
     if (fast !== undefined) return fast;
     if (!startsObject(buf, start, end)) return JSON.parse(buf.toString('utf8', start, end)) as unknown;

@@ -291,19 +291,16 @@ function close(spans: JsonSpans, owners: Int32Array, depth: number, at: number):
   return depth === 1 ? Want.End : Want.CommaOrClose;
 }
 
-function grown(stack: Int32Array): Int32Array {
-  const bigger = new Int32Array(stack.length * 2);
-  bigger.set(stack);
+/** `array`'s contents in one twice its length. */
+function grown(array: Int32Array): Int32Array {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
   return bigger;
 }
 
 function add(spans: JsonSpans, depth: number, parent: number, keyStart: number, keyEnd: number): number {
   const m = spans.count++;
-  if ((m + 1) * FIELDS > spans.data.length) {
-    const grown = new Int32Array(spans.data.length * 2);
-    grown.set(spans.data);
-    spans.data = grown;
-  }
+  if ((m + 1) * FIELDS > spans.data.length) spans.data = grown(spans.data);
   const at = m * FIELDS;
   const d = spans.data;
   d[at + DEPTH] = depth;
