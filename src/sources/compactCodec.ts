@@ -40,12 +40,15 @@ export class CompactCodec {
   private readonly interner = new SpanInterner();
   private readonly cache = new DecodedCache();
   private readonly small = new Map<string, string>();
+  /** The last `apiVersion` and `kind` (in that order) when plain: nearly every object of a source has the same two. */
+  private readonly lastSmall: (string | undefined)[] = [undefined, undefined];
   private readonly keyLists = new Map<string, readonly string[]>();
   /** Metadata's key sequences, each made with one literal. */
   private readonly shapes = new ObjectShapes();
-  /** Per key number: whether its field is one of `SHARED_SCALARS`, and the last string of it. */
+  /** Per key number: whether its field is one of `SHARED_SCALARS`. */
   private readonly sharedKeys: boolean[] = [];
-  private readonly lastShared: (string | undefined)[] = [];
+  /** Per key number, `RECENT` slots: strings of that field seen lately, each in the slot its bytes choose (`recentSlot`). */
+  private readonly recentShared: (string | undefined)[] = [];
   /** Bounded as a metadata interner's strings: a source holds twice its bounds at most. */
   private readonly sharedStrings = new InternPool<string>(defaultInternerBounds.strings.entries, defaultInternerBounds.strings.chars);
   /** Scratch: the keys and values of the metadata being read. */
@@ -197,10 +200,10 @@ export class CompactCodec {
         metadata = this.metadata(buf, m, last);
         if (body.length > 0) contiguous = false;
       } else if (keyIs(buf, spans, m, 'apiVersion')) {
-        apiVersion = this.smallValue(buf, m);
+        apiVersion = this.smallValue(buf, m, 0);
         if (body.length > 0) contiguous = false;
       } else if (keyIs(buf, spans, m, 'kind')) {
-        kind = this.smallValue(buf, m);
+        kind = this.smallValue(buf, m, 1);
         if (body.length > 0) contiguous = false;
       } else {
         body.push(m);
@@ -289,19 +292,22 @@ export class CompactCodec {
   /**
    * The scalar of a field many objects share (key number `k`: a namespace,
    * the pods of one ReplicaSet's `generateName`), as one string held for
-   * all: the last one seen when the bytes are its characters (no string is
-   * made), else the pool's. Only a plain string (printable ASCII, nothing
-   * escaped) is kept as the last one: bytes equal to its characters then
+   * all: a recent one when the bytes are its characters (no string is
+   * made), else the pool's. Objects of a few namespaces come interleaved,
+   * so each field keeps a few recent strings, one per slot its bytes choose,
+   * not only the last. Only a plain string (printable ASCII, nothing
+   * escaped) is kept as a recent one: bytes equal to its characters then
    * decode to it.
    */
   private sharedScalar(k: number, buf: Buffer, from: number, to: number): unknown {
-    const last = this.lastShared[k];
-    if (last !== undefined && buf[from] === QUOTE && to - from - 2 === last.length && bytesAre(buf, from + 1, last)) return last;
+    const slot = k * RECENT + recentSlot(buf, from, to);
+    const recent = this.recentShared[slot];
+    if (isStringOf(recent, buf, from, to)) return recent;
     const value = scalarValue(buf, from, to);
     if (typeof value !== 'string') return value;
     let shared = this.sharedStrings.get(value);
     if (shared === undefined) this.sharedStrings.add(value, (shared = value));
-    this.lastShared[k] = isPlainAscii(shared) ? shared : undefined;
+    if (isPlainAscii(shared)) this.recentShared[slot] = shared;
     return shared;
   }
 
@@ -311,14 +317,22 @@ export class CompactCodec {
     return scalarValue(buf, d[m * FIELDS + VALUE_START] as number, d[m * FIELDS + VALUE_END] as number);
   }
 
-  /** `apiVersion` or `kind`: decoded, and one string for each distinct value. */
-  private smallValue(buf: Buffer, m: number): unknown {
-    const value = this.memberScalar(buf, m);
+  /** `apiVersion` (`slot` 0) or `kind` (1): decoded, and one string for each distinct value; the last one, when its bytes say it is, without decoding. */
+  private smallValue(buf: Buffer, m: number, slot: 0 | 1): unknown {
+    const d = this.spans.data;
+    const from = d[m * FIELDS + VALUE_START] as number;
+    const to = d[m * FIELDS + VALUE_END] as number;
+    const last = this.lastSmall[slot];
+    if (isStringOf(last, buf, from, to)) return last;
+    const value = scalarValue(buf, from, to);
     if (typeof value !== 'string') return value;
-    const shared = this.small.get(value);
-    if (shared !== undefined) return shared;
-    if (this.small.size < SHARED_SMALL) this.small.set(value, value);
-    return value;
+    let shared = this.small.get(value);
+    if (shared === undefined) {
+      shared = value;
+      if (this.small.size < SHARED_SMALL) this.small.set(value, value);
+    }
+    this.lastSmall[slot] = isPlainAscii(shared) ? shared : undefined;
+    return shared;
   }
 
   /** One frozen array per distinct list of body keys (duplicates removed: the last of a key wins, as in `JSON.parse`). */
@@ -377,6 +391,34 @@ function isPlainAscii(text: string): boolean {
     if (c < 0x20 || c >= 0x7f || c === 0x22 || c === 0x5c) return false;
   }
   return true;
+}
+
+/** Recent strings kept per shared field (a power of two). */
+const RECENT = 32;
+
+/**
+ * The slot of `RECENT` for the JSON value in `buf[from, to)`: from its
+ * length and last characters, so that the namespaces `team-1` and `team-2`,
+ * or two ReplicaSets' `generateName`s, take different ones. Any slot is
+ * correct, since a hit is checked byte for byte; a good one only makes hits.
+ */
+function recentSlot(buf: Buffer, from: number, to: number): number {
+  const length = to - from;
+  if (length < 4) return length & (RECENT - 1);
+  // The last three characters inside the quotes (a generateName ends in "-": the two before it tell them apart).
+  const a = buf[to - 2] as number;
+  const b = buf[to - 3] as number;
+  const c = buf[to - 4] as number;
+  return (length * 7 + a * 5 + b * 3 + c) & (RECENT - 1);
+}
+
+/**
+ * Whether the JSON value in `buf[from, to)` is the string `plain` (printable
+ * ASCII, nothing to escape: `isPlainAscii`), told from its bytes: bytes equal
+ * to its chars between quotes hold no escape, so they decode to it.
+ */
+function isStringOf(plain: string | undefined, buf: Buffer, from: number, to: number): plain is string {
+  return plain !== undefined && buf[from] === QUOTE && to - from - 2 === plain.length && bytesAre(buf, from + 1, plain);
 }
 
 function bytesAre(buf: Buffer, at: number, ascii: string): boolean {

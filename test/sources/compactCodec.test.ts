@@ -156,10 +156,12 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     );
   });
 
-  it('takes a shared field\'s string (namespace, generateName, timestamps) from the last one only when its bytes are that string', () => {
+  it('takes a shared field\'s string (apiVersion, kind, namespace, generateName, timestamps) from the last one only when its bytes are that string', () => {
     const c = codec();
-    // Each after the one before it: equal bytes, or bytes that would equal the last string's characters were escapes not read.
+    // Each after the ones before it: equal bytes, or bytes that would equal a recent string's characters were escapes not read;
+    // interleaved (the namespaces of a busy watch), and alike at the end, where a recent string's slot is chosen.
     const values = ['team-1', 'team-1', 'team-2', 'a\\"b', 'a"b', 'a\\"b', 'a\\b', 'a\b', 'a\\b', 'ns-ü', 'ns-ü', 'ns-\\u00fc', '', '', 'x'];
+    values.push('team-1', 'team-2', 'team-12', 'team-1', 'team-21', 'team-2', 'aa-xyz', 'bb-xyz', 'aa-xyz', 'a-xyz\\"', 'a-xyz"', 'web-7d4b9c8f6-', 'web-5c8d7b9a1-', 'web-7d4b9c8f6-');
     for (const field of ['namespace', 'generateName', 'creationTimestamp', 'deletionTimestamp']) {
       for (const value of values) {
         const text = `{"kind":"Pod","metadata":{"name":"p",${JSON.stringify(field)}:${JSON.stringify(value)}},"spec":{}}`;
@@ -167,6 +169,14 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
         const got = (c.line(line, 0, line.length) as WatchLine & { object: Plain & { metadata: Plain } }).object.metadata[field];
         expect(got, `${field} ${JSON.stringify(value)}`).to.equal(value);
         expect((c.item(Buffer.from(text)) as Plain & { metadata: Plain }).metadata[field]).to.equal(value);
+      }
+    }
+    for (const field of ['apiVersion', 'kind']) {
+      for (const value of values) {
+        const text = `{${JSON.stringify(field)}:${JSON.stringify(value)},"metadata":{"name":"p"},"spec":{}}`;
+        const line = Buffer.from(`{"type":"MODIFIED","object":${text}}`);
+        expect((c.line(line, 0, line.length) as WatchLine & { object: Plain }).object[field], `${field} ${JSON.stringify(value)}`).to.equal(value);
+        expect((c.item(Buffer.from(text)) as Plain)[field]).to.equal(value);
       }
     }
   });
