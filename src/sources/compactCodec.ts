@@ -45,9 +45,9 @@ export class CompactCodec {
   private readonly keyLists = new Map<string, readonly string[]>();
   /** Metadata's key sequences, each made with one literal. */
   private readonly shapes = new ObjectShapes();
-  /** Per key number: whether its field is one of `SHARED_SCALARS`. */
-  private readonly sharedKeys: boolean[] = [];
-  /** Per key number, `RECENT` slots: strings of that field seen lately, each in the slot its bytes choose (`recentSlot`). */
+  /** Per key number: where its recent strings begin in `recentShared` if its field is one of `SHARED_SCALARS`, else -1. */
+  private readonly sharedKeys: number[] = [];
+  /** `RECENT` slots per shared field: strings of it seen lately, each in the slot its bytes choose (`recentSlot`). */
   private readonly recentShared: (string | undefined)[] = [];
   /** Bounded as a metadata interner's strings: a source holds twice its bounds at most. */
   private readonly sharedStrings = new InternPool<string>(defaultInternerBounds.strings.entries, defaultInternerBounds.strings.chars);
@@ -259,7 +259,7 @@ export class CompactCodec {
         continue;
       }
       keys[count] = key;
-      values[count] = nested ? this.interner.value(key, buf, from, to) : k !== -1 && this.sharedKeys[k] === true ? this.sharedScalar(k, buf, from, to) : scalarValue(buf, from, to);
+      values[count] = nested ? this.interner.value(key, buf, from, to) : k !== -1 && (this.sharedKeys[k] as number) !== -1 ? this.sharedScalar(k, buf, from, to) : scalarValue(buf, from, to);
       count++;
       shape = k === -1 ? undefined : this.shapes.step(shape, k);
     }
@@ -285,7 +285,12 @@ export class CompactCodec {
     const key = memberKey(buf, this.spans, m);
     if (!isPlainAscii(key)) return -1;
     keys.push(key);
-    this.sharedKeys[n] = SHARED_SCALARS.has(key);
+    if (SHARED_SCALARS.has(key)) {
+      this.sharedKeys[n] = this.recentShared.length;
+      for (let i = 0; i < RECENT; i++) this.recentShared.push(undefined);
+    } else {
+      this.sharedKeys[n] = -1;
+    }
     return n;
   }
 
@@ -300,7 +305,7 @@ export class CompactCodec {
    * decode to it.
    */
   private sharedScalar(k: number, buf: Buffer, from: number, to: number): unknown {
-    const slot = k * RECENT + recentSlot(buf, from, to);
+    const slot = (this.sharedKeys[k] as number) + recentSlot(buf, from, to);
     const recent = this.recentShared[slot];
     if (isStringOf(recent, buf, from, to)) return recent;
     const value = scalarValue(buf, from, to);
