@@ -402,10 +402,11 @@ function isPlainAscii(text: string): boolean {
 const RECENT = 32;
 
 /**
- * The slot of `RECENT` for the JSON value in `buf[from, to)`: from its
- * length and last characters, so that the namespaces `team-1` and `team-2`,
- * or two ReplicaSets' `generateName`s, take different ones. Any slot is
- * correct, since a hit is checked byte for byte; a good one only makes hits.
+ * Which of a field's `RECENT` slots the JSON value in `buf[from, to)` takes:
+ * chosen by its length and last characters, so that the namespaces `team-1`
+ * and `team-2`, or two ReplicaSets' `generateName`s, take different ones.
+ * Any slot is correct, since a hit is checked byte for byte; a good choice
+ * only makes more hits. The strings held are bounded: `RECENT` a field.
  */
 function recentSlot(buf: Buffer, from: number, to: number): number {
   const length = to - from;
