@@ -305,16 +305,16 @@ export class CompactCodec {
    * decode to it.
    */
   private sharedScalar(k: number, buf: Buffer, from: number, to: number): unknown {
-    const slot = (this.sharedKeys[k] as number) + recentSlot(buf, from, to);
-    const recent = this.recentShared[slot];
-    if (isStringOf(recent, buf, from, to)) return recent;
-    const value = scalarValue(buf, from, to);
-    if (typeof value !== 'string') return value;
-    let shared = this.sharedStrings.get(value);
-    if (shared === undefined) this.sharedStrings.add(value, (shared = value));
-    if (isPlainAscii(shared)) this.recentShared[slot] = shared;
-    return shared;
+    return recentOrShared(this.recentShared, (this.sharedKeys[k] as number) + recentSlot(buf, from, to), buf, from, to, this.pooled);
   }
+
+  /** One string for each value of metadata's shared fields, from a bounded pool. */
+  private readonly pooled = (value: string): string => {
+    const shared = this.sharedStrings.get(value);
+    if (shared !== undefined) return shared;
+    this.sharedStrings.add(value, value);
+    return value;
+  };
 
   /** Member `m`'s value as `scalarValue` reads it: a plain string sliced, anything else parsed. */
   private memberScalar(buf: Buffer, m: number): unknown {
@@ -325,20 +325,16 @@ export class CompactCodec {
   /** `apiVersion` (`slot` 0) or `kind` (1): decoded, and one string for each distinct value; the last one, when its bytes say it is, without decoding. */
   private smallValue(buf: Buffer, m: number, slot: 0 | 1): unknown {
     const d = this.spans.data;
-    const from = d[m * FIELDS + VALUE_START] as number;
-    const to = d[m * FIELDS + VALUE_END] as number;
-    const last = this.lastSmall[slot];
-    if (isStringOf(last, buf, from, to)) return last;
-    const value = scalarValue(buf, from, to);
-    if (typeof value !== 'string') return value;
-    let shared = this.small.get(value);
-    if (shared === undefined) {
-      shared = value;
-      if (this.small.size < SHARED_SMALL) this.small.set(value, value);
-    }
-    this.lastSmall[slot] = isPlainAscii(shared) ? shared : undefined;
-    return shared;
+    return recentOrShared(this.lastSmall, slot, buf, d[m * FIELDS + VALUE_START] as number, d[m * FIELDS + VALUE_END] as number, this.smallShared);
   }
+
+  /** One string for each distinct `apiVersion` and `kind`, up to `SHARED_SMALL` of them. */
+  private readonly smallShared = (value: string): string => {
+    const shared = this.small.get(value);
+    if (shared !== undefined) return shared;
+    if (this.small.size < SHARED_SMALL) this.small.set(value, value);
+    return value;
+  };
 
   /** One frozen array per distinct list of body keys (duplicates removed: the last of a key wins, as in `JSON.parse`). */
   private keyList(buf: Buffer, members: number[]): readonly string[] {
@@ -416,6 +412,21 @@ function recentSlot(buf: Buffer, from: number, to: number): number {
   const b = buf[to - 3] as number;
   const c = buf[to - 4] as number;
   return (length * 7 + a * 5 + b * 3 + c) & (RECENT - 1);
+}
+
+/**
+ * The scalar JSON value in `buf[from, to)`: the string in `recent[slot]`
+ * when the bytes are its characters (no string is made), else the value
+ * decoded, a string through `share`, and kept in that slot if plain.
+ */
+function recentOrShared(recent: (string | undefined)[], slot: number, buf: Buffer, from: number, to: number, share: (value: string) => string): unknown {
+  const hit = recent[slot];
+  if (isStringOf(hit, buf, from, to)) return hit;
+  const value = scalarValue(buf, from, to);
+  if (typeof value !== 'string') return value;
+  const shared = share(value);
+  if (isPlainAscii(shared)) recent[slot] = shared;
+  return shared;
 }
 
 /**
