@@ -111,14 +111,14 @@ describe('the main job\'s command line', function () {
   });
 
   it('with --log-format pretty writes the controller\'s logs to stderr as readable lines, saying what start-up waits for', async () => {
-    const { code, err } = await runMain(['--pace', '0', '--log-format', 'pretty'], env());
-    expect(code).to.equal(0);
+    const { code, out, err } = await runMain(['--pace', '0', '--log-format', 'pretty'], env());
+    expect(code, out).to.equal(0);
     const lines = err.trimEnd().split('\n');
     expect(lines.every((line) => /^\[\d\d:\d\d:\d\d\.\d{3}\] (DEBUG|INFO|WARN|ERROR): /.test(line)), err).to.equal(true);
     expect(err).to.match(/INFO: waiting for the caches of podautoscalers\.autoscaling\.rxkube\.dev, deployments\.apps to sync before reconciling/);
     expect(err).to.contain('INFO: caches synced: reconciling');
     const json = await runMain(['--pace', '0', '--log-format', 'json', '--log-level', 'warn'], env());
-    expect(json.code).to.equal(0);
+    expect(json.code, `${json.out}${json.err}`).to.equal(0);
     for (const line of json.err.trimEnd().split('\n').filter(Boolean)) expect((JSON.parse(line) as { level: number }).level).to.be.at.least(40);
   });
 });
@@ -144,6 +144,7 @@ describe('the main job (examples/main.ts) in its own process', function () {
   });
 
   afterEach(async () => {
+    for (const proc of running) proc.kill('SIGKILL');
     await bystander.close();
     await rm(home, { recursive: true, force: true });
   });
@@ -224,6 +225,33 @@ describe('the main job (examples/main.ts) in its own process', function () {
     } finally {
       proc.kill('SIGTERM');
       await exited;
+    }
+  });
+
+  it('reports a controller that failed (its CRD deleted while it runs) in the summary, cleans up and exits 1, with no unhandled rejection', async () => {
+    const target = await startApiServer({ logger: silentLogger });
+    let kubectl: ChildProcess | undefined;
+    try {
+      const path = join(home, 'target.yaml');
+      await target.writeKubeconfig(path);
+      const { code, out, err } = await runMain(['--kubeconfig', path, '--pace', '60000'], baseEnv(), (sofar) => {
+        // Once the first step has converged the job waits out its pace: the CRD goes then, and with it the resource the controller watches.
+        if (kubectl === undefined && /\[ 1\/11\]/.test(sofar)) {
+          kubectl = spawn('kubectl', ['--kubeconfig', path, 'delete', 'customresourcedefinition', 'podautoscalers.autoscaling.rxkube.dev', '--wait=false'], { stdio: 'ignore' });
+          running.add(kubectl);
+          kubectl.on('exit', () => running.delete(kubectl as ChildProcess));
+        }
+      });
+      expect(kubectl, 'the CRD was deleted').not.to.equal(undefined);
+      expect(out, err).to.match(/not converged: the controller failed: .*podautoscalers/);
+      expect(out.trimEnd().split('\n').at(-1)).to.match(/result: +NOT CONVERGED/);
+      expect(err).not.to.match(/Unhandled|node:internal|^\s+at /m);
+      expect(code).to.equal(1);
+      const namespaces = target.snapshot({ group: '', version: 'v1', resource: 'namespaces' }).map((n) => n.metadata.name);
+      expect(namespaces.filter((n) => n?.startsWith('rxkube-demo-'))).to.deep.equal([]);
+    } finally {
+      kubectl?.kill('SIGKILL');
+      await target.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { kubeClient, runController, type EventRecorder, type KubeClient, type ReconcileOutcome, type RunningController } from 'rxkube';
+import { isNotFound, KubeApiError, kubeClient, runController, type EventRecorder, type KubeClient, type ReconcileOutcome, type RunningController } from 'rxkube';
 import type { Registry } from 'prom-client';
 import { connectTo, kubeconfigPaths, type Cluster } from '../support/cluster.js';
 import { usageText, type OptionSpec, type ParsedOptions } from '../support/cli.js';
@@ -102,6 +102,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
   let left: string[] = ['the demo did not get to check'];
   let metricsText = '';
   let webhookReport: WebhookReport | undefined;
+  let controllerFailure: string | undefined;
 
   try {
     display.line(`rxkube main job: the podautoscaler controller on ${cluster.where}, namespace "${namespace}"`);
@@ -125,7 +126,14 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
       },
     });
     // A controller that stops (or fails) stops the script too; an interrupt stops the controller.
-    void running.done.finally(() => stop.abort());
+    // Its failure is the summary's to report: a handler here keeps it from being an unhandled rejection, which would kill the job.
+    void running.done.then(
+      () => stop.abort(),
+      (err: unknown) => {
+        controllerFailure = err instanceof Error ? err.message : String(err);
+        stop.abort();
+      },
+    );
     const controllerRun = running;
     stop.signal.addEventListener('abort', () => controllerRun.stop(), { once: true });
     display.line(`metrics: ${running.health?.url}/metrics   (Ctrl-C stops)`);
@@ -183,6 +191,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
     await cleanUp(cluster, client, namespace, running, final, recorder);
   }
   if (interrupted()) return 'interrupted';
+  if (controllerFailure !== undefined) left = [...left.filter((problem) => problem !== 'the demo was interrupted'), `the controller failed: ${controllerFailure}`];
 
   const converged = left.length === 0;
   summary(display, {
@@ -198,6 +207,10 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
     converged,
   });
   return converged ? 'converged' : 'not converged';
+}
+
+function unlessNotFound(err: unknown): void {
+  if (!(err instanceof KubeApiError && isNotFound(err))) throw err;
 }
 
 async function gauge(registry: Registry, name: string): Promise<number> {
@@ -223,14 +236,19 @@ async function cleanUp(
   try {
     if (cluster.embedded === undefined) {
       const names = (final?.autoscalers ?? []).map((pa) => pa.metadata.name as string);
-      await Promise.all(names.map((name) => client.remove(autoscalerRef(namespace, name))));
+      // One already gone (or its whole resource: the CRD deleted) needs no removing.
+      await Promise.all(names.map((name) => client.remove(autoscalerRef(namespace, name)).catch(unlessNotFound)));
+      // A controller that has ended removes no finalizer: its store stays as it was.
+      let ended = false;
+      void running?.done.then(() => (ended = true), () => (ended = true));
       const deadline = Date.now() + 10_000;
-      while (running !== undefined && Date.now() < deadline && (running.controller.store.size > 0)) {
+      while (running !== undefined && !ended && Date.now() < deadline && (running.controller.store.size > 0)) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
     running?.stop();
-    await running?.done;
+    // A failure of the controller is reported in the summary (see `controllerFailure`).
+    await running?.done.catch(() => undefined);
   } finally {
     await recorder.close();
     if (cluster.embedded === undefined) await client.remove({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => undefined);

@@ -107,7 +107,7 @@ export async function runShardedDemo({ options, env, out, replicas: count }: { o
     display.line(left.length === 0 ? '  result:     CONVERGED: every object reached the state the controller should give it' : `  result:     NOT CONVERGED: ${left.join('; ')}`);
   } catch (err) {
     left.push(`the demo failed: ${err instanceof Error ? err.message : String(err)}`);
-    display.line(`the demo failed: ${left.at(-1)}`);
+    display.line(left.at(-1) as string);
   } finally {
     display.close();
     for (const replica of replicas) replica.running.stop();
