@@ -67,7 +67,7 @@ export interface ReconcileOptions {
   /**
    * What run durations and queue times are measured with, in ms (default:
    * the scheduler's `now()`, so virtual time stays virtual). Only read,
-   * never waited on: a high-resolution clock here (`performance.now()`-based)
+   * never waited on: a high-resolution clock here (the `perf_hooks` one, say)
    * gives the metrics sub-millisecond durations, where `asyncScheduler`
    * counts whole milliseconds.
    */
