@@ -178,7 +178,8 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
       const checked = Date.now();
       while (!stop.signal.aborted && Date.now() - checked < stepTimeout && problems(await read(stop.signal)).length > 0) await sleep(50, stop.signal);
     }
-    final = await read(stop.signal);
+    // Read even when the controller ended the job early: the summary says what it left behind. Only Ctrl-C cuts it short.
+    final = await read(signal);
     left = [...problems(final).map(describeProblem), ...(webhookReport?.problems ?? [])];
     if (stop.signal.aborted) left.push('the demo was interrupted');
     if (results.length < steps.length && left.length === 0) left = [`only ${results.length} of ${steps.length} steps ran`];
