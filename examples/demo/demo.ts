@@ -181,7 +181,8 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
     // Read even when the controller ended the job early: the summary says what it left behind. Only Ctrl-C cuts it short.
     final = await read(signal);
     left = [...problems(final).map(describeProblem), ...(webhookReport?.problems ?? [])];
-    if (stop.signal.aborted) left.push('the demo was interrupted');
+    // Only Ctrl-C and the controller's end abort `stop`.
+    if (stop.signal.aborted) left.push(interrupted() ? 'the demo was interrupted' : STOPPED_EARLY);
     if (results.length < steps.length && left.length === 0) left = [`only ${results.length} of ${steps.length} steps ran`];
     metricsText = await (await fetch(`${running.health?.url}/metrics`)).text();
   } catch (err) {
@@ -192,7 +193,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
     await cleanUp(cluster, client, namespace, running, final, recorder);
   }
   if (interrupted()) return 'interrupted';
-  if (controllerFailure !== undefined) left = [...left.filter((problem) => problem !== 'the demo was interrupted'), `the controller failed: ${controllerFailure}`];
+  if (controllerFailure !== undefined) left = [...left.filter((problem) => problem !== STOPPED_EARLY), `the controller failed: ${controllerFailure}`];
 
   const converged = left.length === 0;
   summary(display, {
@@ -209,6 +210,8 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
   });
   return converged ? 'converged' : 'not converged';
 }
+
+const STOPPED_EARLY = 'the controller stopped before the job ended';
 
 function unlessNotFound(err: unknown): void {
   if (!(err instanceof KubeApiError && isNotFound(err))) throw err;
