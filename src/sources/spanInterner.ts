@@ -87,7 +87,8 @@ export class SpanInterner {
     const stats = this.statsOf(field, true);
     const lookups = ++stats.lookups;
     if (!stats.interning && lookups % SAMPLE !== 0) return;
-    if (sameBytes(stats.lastBytes, buf, start, end)) stats.hits++;
+    // Stepped over in this scan (`knownEnd`): the bytes are the last value's, compared once already.
+    if ((stats.steppedScan === this.scan && stats.steppedAt === start) || sameBytes(stats.lastBytes, buf, start, end)) stats.hits++;
     // Kept on a sampled lookup too: the next sample's comparison is how a field that repeats again is noticed.
     else stats.lastBytes = Buffer.from(buf.subarray(start, end));
     this.decide(stats, lookups);
