@@ -5,18 +5,31 @@ import { keyIs, type JsonSpans } from '../util/jsonSpans.js';
 const WINDOW = 1024;
 /** With interning off, one lookup in this many still goes through the table, to notice when sharing returns. */
 const SAMPLE = 64;
+/** Recent values kept per field: the objects of a few owners (pods of a few ReplicaSets) come interleaved, each with its owner's. */
+const RECENT = 4;
+
+/** A value of a field with the bytes it came as (a copy: a view would keep the whole chunk it came in alive). */
+interface Recent {
+  bytes: Buffer;
+  value: unknown;
+}
 
 interface FieldStats {
   interning: boolean;
   lookups: number;
   hits: number;
-  /** The bytes of the field's last value, and the value: objects in a row often share it, and bytes compare faster than a string is made and hashed. */
-  lastBytes: Buffer | undefined;
-  last: unknown;
-  /** Where `knownEnd` last found the last value's bytes again, in which scan, and the value they were then: `value` need not compare them twice. */
+  /** The field's recent values (up to `RECENT`): objects in a row, or of a few owners in turn, often share one, and bytes compare faster than a string is made and hashed. */
+  recent: Recent[];
+  /** Which of `recent` was found last (looked at first), and which the next new value replaces (the oldest). */
+  found: number;
+  next: number;
+  /** Where `knownEnd` last found a recent value's bytes again, in which scan, and the value they were then: `value` need not compare them twice. */
   steppedAt: number;
   steppedScan: number;
   stepped: unknown;
+  /** Where `knownEnd` last found none of the recent values, and in which scan: `value` need not look for them again. */
+  missedAt: number;
+  missedScan: number;
 }
 
 /**
@@ -51,9 +64,10 @@ export class SpanInterner {
       stats.hits++;
       return stats.stepped;
     }
-    if (sameBytes(stats.lastBytes, buf, start, end)) {
+    const known = this.missed(stats, start) ? -1 : recentIndex(stats, buf, start, end);
+    if (known !== -1) {
       stats.hits++;
-      return stats.last;
+      return (stats.recent[known] as Recent).value;
     }
     const text = buf.toString('utf8', start, end);
     let value: unknown = this.table.get(text)?.deref();
@@ -66,19 +80,15 @@ export class SpanInterner {
         this.registry.register(value, text);
       }
     }
-    if (stats.interning) {
-      // A copy: a view would keep the whole chunk it came in alive.
-      stats.lastBytes = Buffer.from(buf.subarray(start, end));
-      stats.last = value;
-    }
+    if (stats.interning) remember(stats, buf, start, end, value);
     this.decide(stats, lookups);
     return value;
   }
 
   /**
    * The value of field `field` in `buf[start, end)` is left out, not
-   * decoded (`dropManagedFields` on the bytes). Its bytes are kept while
-   * its values repeat, as `value` keeps them, so that the scanner steps
+   * decoded (`dropManagedFields` on the bytes). Its recent bytes are kept
+   * while its values repeat, as `value` keeps them, so that the scanner steps
    * over the next equal one (`knownEnd`) instead of reading it. A codec
    * either drops a field or decodes it, never both, so `value` never meets
    * these bytes without their value.
@@ -87,10 +97,10 @@ export class SpanInterner {
     const stats = this.statsOf(field, true);
     const lookups = ++stats.lookups;
     if (!stats.interning && lookups % SAMPLE !== 0) return;
-    // Stepped over in this scan (`knownEnd`): the bytes are the last value's, compared once already.
-    if ((stats.steppedScan === this.scan && stats.steppedAt === start) || sameBytes(stats.lastBytes, buf, start, end)) stats.hits++;
+    // Stepped over in this scan (`knownEnd`): the bytes are a recent value's, compared once already.
+    if ((stats.steppedScan === this.scan && stats.steppedAt === start) || (!this.missed(stats, start) && recentIndex(stats, buf, start, end) !== -1)) stats.hits++;
     // Kept on a sampled lookup too: the next sample's comparison is how a field that repeats again is noticed.
-    else stats.lastBytes = Buffer.from(buf.subarray(start, end));
+    else remember(stats, buf, start, end, undefined);
     this.decide(stats, lookups);
   }
 
@@ -98,7 +108,7 @@ export class SpanInterner {
   private statsOf(key: string, stepped: boolean): FieldStats {
     let stats = this.stats.get(key);
     if (stats === undefined) {
-      this.stats.set(key, (stats = { interning: true, lookups: 0, hits: 0, lastBytes: undefined, last: undefined, steppedAt: -1, steppedScan: -1, stepped: undefined }));
+      this.stats.set(key, (stats = { interning: true, lookups: 0, hits: 0, recent: [], found: 0, next: 0, steppedAt: -1, steppedScan: -1, stepped: undefined, missedAt: -1, missedScan: -1 }));
       if (stepped) this.fields.push([key, stats]);
     }
     return stats;
@@ -112,8 +122,9 @@ export class SpanInterner {
     stats.lookups = 0;
     stats.hits = 0;
     if (!stats.interning) {
-      stats.lastBytes = undefined;
-      stats.last = undefined;
+      stats.recent = [];
+      stats.found = 0;
+      stats.next = 0;
     }
   }
 
@@ -157,23 +168,33 @@ export class SpanInterner {
 
   /**
    * Where the value of the field whose key is member `m`'s, starting at
-   * `start`, ends, if its bytes (before `limit`) are those of the field's
-   * last value; else -1. The scanner steps over such a value unread
-   * (`KnownValue`).
+   * `start`, ends, if its bytes (before `limit`) begin with those of one
+   * of the field's recent values; else -1. A JSON object or array ends
+   * where its bytes do, so those bytes are the whole value: the scanner
+   * steps over it unread (`KnownValue`).
    */
   knownEnd(buf: Buffer, spans: JsonSpans, m: number, start: number, limit: number): number {
     for (const [field, stats] of this.fields) {
-      const last = stats.lastBytes;
-      if (last === undefined || !keyIs(buf, spans, m, field)) continue;
-      const end = start + last.length;
-      if (end > limit || !sameBytes(last, buf, start, end)) return -1;
-      // Kept with the value of that moment: a repeated key's earlier member may change `last` before this one is decoded.
+      if (stats.recent.length === 0 || !keyIs(buf, spans, m, field)) continue;
+      const known = recentIndex(stats, buf, start, -1, limit);
+      if (known === -1) {
+        stats.missedAt = start;
+        stats.missedScan = this.scan;
+        return -1;
+      }
+      const recent = stats.recent[known] as Recent;
+      // Kept with the value of that moment: a repeated key's earlier member may change `recent` before this one is decoded.
       stats.steppedAt = start;
       stats.steppedScan = this.scan;
-      stats.stepped = stats.last;
-      return end;
+      stats.stepped = recent.value;
+      return start + recent.bytes.length;
     }
     return -1;
+  }
+
+  /** Whether `knownEnd` has just looked for the value at `start` among the field's recent ones, in this scan, and found none. */
+  private missed(stats: FieldStats, start: number): boolean {
+    return stats.missedScan === this.scan && stats.missedAt === start;
   }
 
   /**
@@ -191,7 +212,34 @@ export class SpanInterner {
   }
 }
 
-/** Whether `buf[start, end)` holds the bytes of `last` (a field's last value). */
-function sameBytes(last: Buffer | undefined, buf: Buffer, start: number, end: number): boolean {
-  return last !== undefined && last.length === end - start && end <= buf.length && buf.compare(last, 0, last.length, start, end) === 0;
+/**
+ * Which of the field's recent values has the bytes `buf[start, end)`, or,
+ * `end` -1, whose bytes begin at `start` and end by `limit`; -1 for none.
+ * The one found last is looked at first.
+ */
+function recentIndex(stats: FieldStats, buf: Buffer, start: number, end: number, limit = end): number {
+  const recent = stats.recent;
+  const n = recent.length;
+  for (let k = 0, i = stats.found; k < n; k++, i = i + 1 === n ? 0 : i + 1) {
+    const bytes = (recent[i] as Recent).bytes;
+    const length = bytes.length;
+    const to = start + length;
+    if ((end === -1 ? to > limit : to !== end) || to > buf.length) continue;
+    // Three bytes read here rule out most other values before the comparison, a call that costs more than they do.
+    const a = length >> 2;
+    const b = length >> 1;
+    const c = length - a;
+    if (buf[start + a] !== bytes[a] || buf[start + b] !== bytes[b] || buf[start + c] !== bytes[c] || buf.compare(bytes, 0, length, start, to) !== 0) continue;
+    stats.found = i;
+    return i;
+  }
+  return -1;
+}
+
+/** Keeps `value` (what `buf[start, end)` decodes to) among the field's recent values, in place of the oldest once there are `RECENT`. */
+function remember(stats: FieldStats, buf: Buffer, start: number, end: number, value: unknown): void {
+  const entry: Recent = { bytes: Buffer.from(buf.subarray(start, end)), value };
+  if (stats.recent.length < RECENT) stats.recent.push(entry);
+  else stats.recent[stats.next] = entry;
+  stats.next = (stats.next + 1) % RECENT;
 }

@@ -222,6 +222,36 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     expect((c2.item(Buffer.from('{"metadata":{"name":"d","labels":{"app":"webs"}},"spec":{}}')) as KubeObject).metadata.labels).to.deep.equal({ app: 'webs' });
   });
 
+  it('reads the objects of more owners than it keeps recent values for, in any interleaving, as JSON.parse does, each owner\'s values shared (property)', () => {
+    // Owners whose values have the same length and differ in one byte, near the start or the end: only the bytes tell them apart.
+    const owner = (o: number) => ({
+      labels: { app: 'web', 'pod-template-hash': `7d4b9c8f${o}` },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `web-${o}`, uid: `rs-${o}` }],
+      managedFields: [{ manager: `m${o}`, fieldsV1: { 'f:metadata': { 'f:labels': {} } } }],
+    });
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 1, maxLength: 40 }), fc.boolean(), (owners, drop) => {
+        const c = drop ? compactCodec(dropManagedFields) : codec();
+        const seen = new Map<number, KubeObject>();
+        owners.forEach((o, i) => {
+          const object = { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}`, namespace: 'team', ...owner(o) }, spec: { n: i } };
+          const text = JSON.stringify(object);
+          const line = Buffer.from(`{"type":"MODIFIED","object":${text}}`);
+          const read = (i % 3 === 0 ? c.item(Buffer.from(text)) : (c.line(line, 0, line.length) as { object: unknown }).object) as KubeObject;
+          const expected = JSON.parse(text) as KubeObject;
+          if (drop) delete expected.metadata.managedFields;
+          expect(readable(read)).to.deep.equal(expected);
+          const before = seen.get(o);
+          if (before !== undefined) {
+            expect(read.metadata.labels, `owner ${o}'s labels`).to.equal(before.metadata.labels);
+            expect(read.metadata.ownerReferences, `owner ${o}'s ownerReferences`).to.equal(before.metadata.ownerReferences);
+          }
+          seen.set(o, read);
+        });
+      }),
+    );
+  });
+
   it('decodes a value stepped over as the bytes it was stepped over for: a repeated key, or other bytes at the same place', () => {
     // The scanner steps over a value equal to the last one; decoding then trusts that finding, of that scan alone.
     const c = codec();
