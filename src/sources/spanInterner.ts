@@ -5,8 +5,10 @@ import { keyIs, type JsonSpans } from '../util/jsonSpans.js';
 const WINDOW = 1024;
 /** With interning off, one lookup in this many still goes through the table, to notice when sharing returns. */
 const SAMPLE = 64;
-/** Recent values kept per field: the objects of a few owners (pods of a few ReplicaSets) come interleaved, each with its owner's. */
-const RECENT = 4;
+/** Recent values kept per field: the objects of several owners (pods of several ReplicaSets) come interleaved, each with its owner's. */
+const RECENT = 16;
+/** Byte positions learned per field where its values differ (see `remember`). */
+const PROBES = 4;
 
 /** A value of a field with the bytes it came as (a copy: a view would keep the whole chunk it came in alive). */
 interface Recent {
@@ -23,6 +25,8 @@ interface FieldStats {
   /** Which of `recent` was found last (looked at first), and which the next new value replaces (the oldest). */
   found: number;
   next: number;
+  /** Where (from a value's start) two of its values of one length were found to differ first: bytes there rule out most others cheaply. */
+  probes: number[];
   /** Where `knownEnd` last found a recent value's bytes again, in which scan, and the value they were then: `value` need not compare them twice. */
   steppedAt: number;
   steppedScan: number;
@@ -108,7 +112,7 @@ export class SpanInterner {
   private statsOf(key: string, stepped: boolean): FieldStats {
     let stats = this.stats.get(key);
     if (stats === undefined) {
-      this.stats.set(key, (stats = { interning: true, lookups: 0, hits: 0, recent: [], found: 0, next: 0, steppedAt: -1, steppedScan: -1, stepped: undefined, missedAt: -1, missedScan: -1 }));
+      this.stats.set(key, (stats = { interning: true, lookups: 0, hits: 0, recent: [], found: 0, next: 0, probes: [], steppedAt: -1, steppedScan: -1, stepped: undefined, missedAt: -1, missedScan: -1 }));
       if (stepped) this.fields.push([key, stats]);
     }
     return stats;
@@ -125,6 +129,7 @@ export class SpanInterner {
       stats.recent = [];
       stats.found = 0;
       stats.next = 0;
+      stats.probes = [];
     }
   }
 
@@ -224,8 +229,8 @@ function recentIndex(stats: FieldStats, buf: Buffer, start: number, end: number,
     const bytes = (recent[i] as Recent).bytes;
     const length = bytes.length;
     const to = start + length;
-    if ((end === -1 ? to > limit : to !== end) || to > buf.length) continue;
-    // Three bytes read here rule out most other values before the comparison, a call that costs more than they do.
+    if ((end === -1 ? to > limit : to !== end) || to > buf.length || !probesMatch(stats.probes, bytes, buf, start)) continue;
+    // Three more bytes read here rule out most other values before the comparison, a call that costs more than they do.
     const a = length >> 2;
     const b = length >> 1;
     const c = length - a;
@@ -236,8 +241,33 @@ function recentIndex(stats: FieldStats, buf: Buffer, start: number, end: number,
   return -1;
 }
 
-/** Keeps `value` (what `buf[start, end)` decodes to) among the field's recent values, in place of the oldest once there are `RECENT`. */
+/** Whether `bytes` (a recent value) has, at each of the field's probes it is long enough for, the byte `buf` has there from `start`. */
+function probesMatch(probes: number[], bytes: Buffer, buf: Buffer, start: number): boolean {
+  for (let k = 0; k < probes.length; k++) {
+    const p = probes[k] as number;
+    if (p < bytes.length && buf[start + p] !== bytes[p]) return false;
+  }
+  return true;
+}
+
+/**
+ * Keeps `value` (what `buf[start, end)` decodes to) among the field's
+ * recent values, in place of the oldest once there are `RECENT`. Values of
+ * one field and one length (labels of ReplicaSets whose hashes differ)
+ * mostly differ in the same few places: the first place where the new one
+ * differs from a kept one of its length becomes a probe, until there are
+ * `PROBES`.
+ */
 function remember(stats: FieldStats, buf: Buffer, start: number, end: number, value: unknown): void {
+  if (stats.probes.length < PROBES) {
+    const length = end - start;
+    const same = stats.recent.find((r) => r.bytes.length === length);
+    if (same !== undefined) {
+      let d = 0;
+      while (d < length && same.bytes[d] === buf[start + d]) d++;
+      if (d < length && !stats.probes.includes(d)) stats.probes.push(d);
+    }
+  }
   const entry: Recent = { bytes: Buffer.from(buf.subarray(start, end)), value };
   if (stats.recent.length < RECENT) stats.recent.push(entry);
   else stats.recent[stats.next] = entry;
