@@ -27,6 +27,7 @@
  * objects it caches; then ratios to client-node and to the references.
  *
  * Sizes: BENCH_SIZES (default 10000; `10000,100000` for the issue's two).
+ * Owners: BENCH_OWNERS=n makes the pods those of n ReplicaSets in turn (default 1: all of one, as the issue's were).
  * Before/after: BENCH_BASELINE=/path/to/an/older/worktree adds its rxkube clients to each round.
  * BENCH_CLIENTS=mode,… runs only those; BENCH_PROFILE=dir writes each client's CPU profile there.
  * Run: npm run bench:watch      BENCH_SIZES=10000,100000 npm run bench:watch
@@ -39,6 +40,9 @@ import { promisify } from 'node:util';
 import { smallPod } from './support/smallPods.js';
 
 const EVENTS = 100_000;
+/** The ReplicaSets the pods belong to, in turn (`smallPod`). */
+const owners = Number(process.env.BENCH_OWNERS ?? 1);
+if (!Number.isInteger(owners) || owners < 1) throw new Error(`BENCH_OWNERS must be a whole number of at least 1, not ${JSON.stringify(process.env.BENCH_OWNERS)}`);
 const run = promisify(execFile);
 /** Extra node flags for each client process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile one). */
 const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
@@ -89,19 +93,19 @@ function batched(lines: Iterable<string>): Buffer[] {
 
 function* watchLines(pods: number, metadataOnly: boolean): Generator<string> {
   for (let j = 0; j < EVENTS; j++) {
-    const object = smallPod(j % pods, pods + 1 + j);
+    const object = smallPod(j % pods, pods + 1 + j, owners);
     const shown = metadataOnly ? { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: object.metadata } : object;
     yield `{"type":"MODIFIED","object":${JSON.stringify(shown)}}\n`;
   }
 }
 
 function buildFixture(pods: number): Fixture {
-  const items = Array.from({ length: pods }, (_, i) => JSON.stringify(smallPod(i, i + 1)));
+  const items = Array.from({ length: pods }, (_, i) => JSON.stringify(smallPod(i, i + 1, owners)));
   let cachedJsonBytes = 0;
   for (let i = 0; i < pods; i++) {
     // The newest version of pod i: its last event, or the listed one if no event touched it.
     const last = EVENTS - 1 - ((EVENTS - 1 - i) % pods);
-    cachedJsonBytes += last >= 0 && last % pods === i && i < EVENTS ? JSON.stringify(smallPod(i, pods + 1 + last)).length : (items[i] as string).length;
+    cachedJsonBytes += last >= 0 && last % pods === i && i < EVENTS ? JSON.stringify(smallPod(i, pods + 1 + last, owners)).length : (items[i] as string).length;
   }
   const fixture: Fixture = { pods, items, itemBytes: itemBytes(items), listRv: String(pods), chunks: batched(watchLines(pods, false)), cachedJsonBytes };
   // Built before any client runs, so that no client's time includes the fixture's.
@@ -220,7 +224,7 @@ if (baseline !== undefined) {
 let fixture: Fixture | undefined;
 const server = await serve(() => fixture as Fixture);
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-console.log(`sizes: ${sizes.join(', ')} pods; ${EVENTS} MODIFIED events each; ${rounds} interleaved round(s), medians; clients one at a time, each in its own process`);
+console.log(`sizes: ${sizes.join(', ')} pods${owners > 1 ? ` of ${owners} ReplicaSets in turn` : ''}; ${EVENTS} MODIFIED events each; ${rounds} interleaved round(s), medians; clients one at a time, each in its own process`);
 console.log(`node ${process.version}, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')} (a shared machine: compare ratios within one run)`);
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] as number;
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
