@@ -7,8 +7,11 @@ const WINDOW = 1024;
 const SAMPLE = 64;
 /** Recent values kept per field: the objects of several owners (pods of several ReplicaSets) come interleaved, each with its owner's. */
 const RECENT = 16;
-/** Byte positions learned per field where its values differ (see `remember`). */
+/** Byte positions learned per field where its values differ (see `remember`), and the new values it learns from at most. */
 const PROBES = 4;
+const LEARNING = 64;
+/** A field whose values the recent ones do not find often (fewer than one look-up in eight, over a window) looks only at the newest for this many windows, then at all again. */
+const NARROW_WINDOWS = 7;
 
 /** A value of a field with the bytes it came as (a copy: a view would keep the whole chunk it came in alive). */
 interface Recent {
@@ -27,6 +30,14 @@ interface FieldStats {
   next: number;
   /** Where (from a value's start) two of its values of one length were found to differ first: bytes there rule out most others cheaply. */
   probes: number[];
+  /** New values left to learn probes from. */
+  learning: number;
+  /** How many of `recent` a look-up searches (`RECENT`, or 1: the newest, when searching them all rarely pays), and the windows left so. */
+  searched: number;
+  narrowWindows: number;
+  /** Look-ups of `recent` and their hits in the current window. */
+  recentLookups: number;
+  recentHits: number;
   /** Where `knownEnd` last found a recent value's bytes again, in which scan, and the value they were then: `value` need not compare them twice. */
   steppedAt: number;
   steppedScan: number;
@@ -112,7 +123,7 @@ export class SpanInterner {
   private statsOf(key: string, stepped: boolean): FieldStats {
     let stats = this.stats.get(key);
     if (stats === undefined) {
-      this.stats.set(key, (stats = { interning: true, lookups: 0, hits: 0, recent: [], found: 0, next: 0, probes: [], steppedAt: -1, steppedScan: -1, stepped: undefined, missedAt: -1, missedScan: -1 }));
+      this.stats.set(key, (stats = { interning: true, lookups: 0, hits: 0, recent: [], found: 0, next: 0, probes: [], learning: LEARNING, searched: RECENT, narrowWindows: 0, recentLookups: 0, recentHits: 0, steppedAt: -1, steppedScan: -1, stepped: undefined, missedAt: -1, missedScan: -1 }));
       if (stepped) this.fields.push([key, stats]);
     }
     return stats;
@@ -225,7 +236,8 @@ export class SpanInterner {
 function recentIndex(stats: FieldStats, buf: Buffer, start: number, end: number, limit = end): number {
   const recent = stats.recent;
   const n = recent.length;
-  for (let k = 0, i = stats.found; k < n; k++, i = i + 1 === n ? 0 : i + 1) {
+  if (++stats.recentLookups === WINDOW) narrowOrWiden(stats);
+  for (let k = 0, i = stats.found, searched = Math.min(n, stats.searched); k < searched; k++, i = i + 1 === n ? 0 : i + 1) {
     const bytes = (recent[i] as Recent).bytes;
     const length = bytes.length;
     const to = start + length;
@@ -236,9 +248,30 @@ function recentIndex(stats: FieldStats, buf: Buffer, start: number, end: number,
     const c = length - a;
     if (buf[start + a] !== bytes[a] || buf[start + b] !== bytes[b] || buf[start + c] !== bytes[c] || buf.compare(bytes, 0, length, start, to) !== 0) continue;
     stats.found = i;
+    stats.recentHits++;
     return i;
   }
   return -1;
+}
+
+/**
+ * At the end of a window of look-ups: a field whose values come from more
+ * owners than are kept (pods of a hundred ReplicaSets in turn) misses
+ * nearly always, and searching all of `recent` would cost more than it
+ * finds; it searches the newest alone, as when one value was kept, and
+ * tries them all again now and then, for the owners may become fewer.
+ */
+function narrowOrWiden(stats: FieldStats): void {
+  if (stats.searched === RECENT) {
+    if (stats.recentHits * 8 < stats.recentLookups) {
+      stats.searched = 1;
+      stats.narrowWindows = NARROW_WINDOWS;
+    }
+  } else if (--stats.narrowWindows === 0) {
+    stats.searched = RECENT;
+  }
+  stats.recentLookups = 0;
+  stats.recentHits = 0;
 }
 
 /** Whether `bytes` (a recent value) has, at each of the field's probes it is long enough for, the byte `buf` has there from `start`. */
@@ -259,7 +292,8 @@ function probesMatch(probes: number[], bytes: Buffer, buf: Buffer, start: number
  * `PROBES`.
  */
 function remember(stats: FieldStats, buf: Buffer, start: number, end: number, value: unknown): void {
-  if (stats.probes.length < PROBES) {
+  if (stats.probes.length < PROBES && stats.learning > 0 && stats.searched === RECENT) {
+    stats.learning--;
     const length = end - start;
     const same = stats.recent.find((r) => r.bytes.length === length);
     if (same !== undefined) {
@@ -271,5 +305,7 @@ function remember(stats: FieldStats, buf: Buffer, start: number, end: number, va
   const entry: Recent = { bytes: Buffer.from(buf.subarray(start, end)), value };
   if (stats.recent.length < RECENT) stats.recent.push(entry);
   else stats.recent[stats.next] = entry;
+  // The newest is looked at first: searching it alone is keeping the last value.
+  stats.found = stats.next;
   stats.next = (stats.next + 1) % RECENT;
 }

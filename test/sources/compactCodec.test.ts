@@ -252,6 +252,25 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     );
   });
 
+  it('reads the objects of many owners in turn, then of few, as JSON.parse does, past the windows in which it narrows and widens its search', () => {
+    const c = codec();
+    const seen = new Map<number, KubeObject>();
+    let i = 0;
+    for (const [count, owners] of [[3000, 40], [9000, 2], [3000, 25]] as const) {
+      for (let k = 0; k < count; k++, i++) {
+        const o = i % owners;
+        const metadata = { name: `p${i}`, labels: { hash: `h${o}` }, ownerReferences: [{ uid: `rs-${o}` }], managedFields: [{ manager: 'm', fieldsV1: { [`k:{"uid":"rs-${o}"}`]: {} } }] };
+        const text = JSON.stringify({ metadata, spec: { i } });
+        const read = c.item(Buffer.from(text)) as KubeObject;
+        if (k % 97 === 0) expect(readable(read)).to.deep.equal(JSON.parse(text));
+        else expect(read.metadata.labels).to.deep.equal({ hash: `h${o}` });
+        const before = seen.get(o);
+        if (before !== undefined) expect(read.metadata.ownerReferences, `owner ${o}`).to.equal(before.metadata.ownerReferences);
+        seen.set(o, read);
+      }
+    }
+  });
+
   it('decodes a value stepped over as the bytes it was stepped over for: a repeated key, or other bytes at the same place', () => {
     // The scanner steps over a value equal to the last one; decoding then trusts that finding, of that scan alone.
     const c = codec();
