@@ -133,7 +133,7 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
 
   it('decodes metadata member by member as JSON.parse does: any scalar, escaped and odd keys, __proto__, repeated keys, key order, shared strings (property)', () => {
     const c = codec();
-    // A few values often: a shared field's string (namespace, generateName, timestamps) is taken from the last one when the bytes repeat.
+    // A few values often: a shared field's string (namespace, generateName, timestamps) is taken from a recent one when the bytes repeat.
     const repeated = fc.constantFrom('team-1', 'a"b', 'a\\b', 'a\\"b', 'ns-ü', '', '2026-11-29T08:00:00Z');
     const scalar = fc.oneof(repeated, fc.string({ unit: 'binary', maxLength: 8 }), fc.string({ maxLength: 8 }), fc.boolean(), fc.constant(null), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
     const key = fc.constantFrom('name', 'uid', 'labels', '__proto__', 'constructor', 'na\\me', 'namespace', 'generateName', 'creationTimestamp', 'deletionTimestamp');
@@ -156,7 +156,7 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     );
   });
 
-  it('takes a shared field\'s string (apiVersion, kind, namespace, generateName, timestamps) from the last one only when its bytes are that string', () => {
+  it('takes a shared field\'s string (apiVersion, kind, namespace, generateName, timestamps) from a recent one only when its bytes are that string', () => {
     const c = codec();
     // Each after the ones before it: equal bytes, or bytes that would equal a recent string's characters were escapes not read;
     // interleaved (the namespaces of a busy watch), and alike at the end, where a recent string's slot is chosen.
@@ -211,7 +211,7 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     expect(fields(early)?.fieldsV1).to.equal(fields(late)?.fieldsV1);
     expect([fields(early)?.time, fields(late)?.time]).to.deep.equal(['08:00', '09:00']);
     expect(readable(late as KubeObject)).to.deep.equal({ metadata: { name: 'm1', managedFields: [entry('09:00')] } });
-    // A value whose bytes are the last one's is stepped over unscanned; what follows it is still checked.
+    // A value whose bytes are a recent one's is stepped over unscanned; what follows it is still checked.
     const c2 = codec();
     const first = c2.item(Buffer.from('{"metadata":{"name":"a","labels":{"app":"web"}},"spec":{}}')) as KubeObject;
     const second = c2.item(Buffer.from('{"metadata":{"name":"b","labels":{"app":"web"},"annotations":{"x":"}"}},"spec":{}}')) as KubeObject;
@@ -272,10 +272,10 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
   });
 
   it('decodes a value stepped over as the bytes it was stepped over for: a repeated key, or other bytes at the same place', () => {
-    // The scanner steps over a value equal to the last one; decoding then trusts that finding, of that scan alone.
+    // The scanner steps over a value equal to a recent one; decoding then trusts that finding, of that scan alone.
     const c = codec();
     c.item(Buffer.from('{"metadata":{"name":"a","labels":{"app":"web"}},"spec":{}}'));
-    // The second labels (the one JSON.parse keeps) is the last one's bytes; the first, decoded before it, is not.
+    // The second labels (the one JSON.parse keeps) is a recent one's bytes; the first, decoded before it, is not.
     const twice = c.item(Buffer.from('{"metadata":{"name":"b","labels":{"app":"db"},"labels":{"app":"web"}},"spec":{}}')) as KubeObject;
     expect(twice.metadata.labels).to.deep.equal({ app: 'web' });
     // A watch line whose labels are stepped over, then a list item whose different labels begin at the same byte.
