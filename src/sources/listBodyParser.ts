@@ -1,4 +1,5 @@
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
+import { uniformBuffer } from '../util/uniformBuffer.js';
 
 /** What a list answer says besides its items: read once the whole answer has arrived. */
 export interface ListEnvelope {
@@ -95,8 +96,9 @@ export class ListBodyParser {
     return this.stopped || this.error !== undefined;
   }
 
-  push(chunk: Buffer): void {
+  push(received: Buffer): void {
     if (this.done) return;
+    const chunk = uniformBuffer(received);
     const n = chunk.length;
     let i = 0;
     // Where the bytes of this chunk that belong to the envelope (or to the current item) began.

@@ -1,3 +1,5 @@
+import { uniformBuffer } from '../util/uniformBuffer.js';
+
 /** One decoded line of a watch response. */
 export interface WatchLine {
   type: string;
@@ -51,7 +53,8 @@ export class WatchLineReader {
   ) {}
 
   /** Feeds one chunk of the response body. */
-  push(chunk: Buffer): void {
+  push(received: Buffer): void {
+    const chunk = uniformBuffer(received);
     let start = 0;
     let newline = chunk.indexOf(NEWLINE, start);
     if (newline !== -1 && (this.pendingBytes > 0 || this.skipping)) {
