@@ -9,6 +9,7 @@ import {
   type ListWatchEvent,
   type ObjectKey,
 } from '../types.js';
+import { releaseCompact } from '../util/compactObject.js';
 
 /** Options of `deltas()`: what to do with objects that cannot be keyed, and where to log. */
 export interface DeltasOptions<T extends KubeObject> {
@@ -90,6 +91,7 @@ export function deltas<T extends KubeObject = KubeObject>(
           emit('Added', key, object);
           return;
         }
+        if (old !== object) releaseCompact(old);
         // Each object's metadata read once: through a compact view, every read is a proxy's.
         const before = old.metadata;
         const after = object.metadata;
@@ -108,6 +110,7 @@ export function deltas<T extends KubeObject = KubeObject>(
           return objectKey(event.object);
         } catch (err) {
           if (!(err instanceof InvalidObjectError)) throw err;
+          releaseCompact(event.object);
           try {
             onInvalidObject(err, event);
           } catch (thrown) {
@@ -139,6 +142,7 @@ export function deltas<T extends KubeObject = KubeObject>(
               for (const [key, object] of known) {
                 if (listed.has(key)) continue;
                 known.delete(key);
+                releaseCompact(object);
                 subscriber.next(
                   initial
                     ? { type: 'Deleted', key, object, finalStateUnknown: true, initial }
@@ -162,8 +166,13 @@ export function deltas<T extends KubeObject = KubeObject>(
           }
           case 'Deleted': {
             const key = keyOf(event);
-            if (key === undefined || !known.has(key)) return;
+            // Neither the final state nor the object it ends is any key's current object from here on.
+            releaseCompact(event.object);
+            if (key === undefined) return;
+            const last = known.get(key);
+            if (last === undefined) return;
             known.delete(key);
+            if (last !== event.object) releaseCompact(last);
             emit('Deleted', key, event.object);
             return;
           }

@@ -1,4 +1,5 @@
-import { CompactRecord, DecodedCache, compactRecordOf, compactView } from '../util/compactObject.js';
+import { CompactRecord, DecodedCache, compactRecordOf, compactView, type RecordsShared } from '../util/compactObject.js';
+import { BodySlabs } from '../util/bodySlabs.js';
 import { deepFreeze } from '../util/json.js';
 import { dropManagedFields } from './transforms.js';
 import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans, type KnownValue } from '../util/jsonSpans.js';
@@ -38,7 +39,8 @@ export interface CompactCodecOptions {
 export class CompactCodec {
   private readonly spans: JsonSpans = jsonSpans();
   private readonly interner = new SpanInterner();
-  private readonly cache = new DecodedCache();
+  /** The decoded objects' cache and the body slabs, shared by the codec's records. */
+  readonly shared: RecordsShared = { cache: new DecodedCache(), slabs: new BodySlabs() };
   private readonly small = new Map<string, string>();
   /** The last `apiVersion` and `kind` (in that order) when plain: nearly every object of a source has the same two. */
   private readonly lastSmall: (string | undefined)[] = [undefined, undefined];
@@ -209,20 +211,17 @@ export class CompactCodec {
         body.push(m);
       }
     }
-    let text: string | undefined;
     let keys: readonly string[] | undefined = [];
-    if (tailStart !== -1) {
-      // Up to the object's closing brace, which the text leaves off.
-      const tail = buf.toString('latin1', tailStart, tailEnd - 1);
-      text = body.length === 0 ? tail : `${joinMembers(buf, d, body)},${tail}`;
-      keys = undefined;
-    } else if (body.length > 0) {
-      text = contiguous ? buf.toString('latin1', memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number)) : joinMembers(buf, d, body);
-      keys = this.keyList(buf, body);
-    }
+    if (tailStart !== -1) keys = undefined;
+    else if (body.length > 0) keys = this.keyList(buf, body);
     // Metadata's nested values come frozen from the interner and the rest are scalars: freezing it is one step, not a walk.
     if (!this.options.transformed && metadata !== null && typeof metadata === 'object') Object.freeze(metadata);
-    return compactView(new CompactRecord(apiVersion, kind, metadata, text, keys, this.cache));
+    const record = new CompactRecord(apiVersion, kind, metadata, undefined, keys, this.shared);
+    if (tailStart === -1 && body.length === 0) return compactView(record);
+    // In a slab once the cache says which records are current, and not under a transform (which may keep the record as it was).
+    if (this.shared.slabs.active && !this.options.transformed) writeBody(record, this.shared.slabs, buf, d, body, contiguous, tailStart, tailEnd);
+    else record.body = bodyText(buf, d, body, contiguous, tailStart, tailEnd);
+    return compactView(record);
   }
 
   /**
@@ -356,6 +355,49 @@ function memberStart(d: Int32Array, m: number): number {
 
 function memberEnd(d: Int32Array, m: number): number {
   return d[m * FIELDS + VALUE_END] as number;
+}
+
+/**
+ * The body of `build`: the members `body` (one run of bytes if
+ * `contiguous`), then (`tailStart` not -1) the members unread in
+ * `buf[tailStart, tailEnd - 1)`, as the text of an object's members without
+ * its braces, one char per byte (see `CompactRecord.body`).
+ */
+function bodyText(buf: Buffer, d: Int32Array, body: number[], contiguous: boolean, tailStart: number, tailEnd: number): string {
+  if (tailStart !== -1) {
+    const tail = buf.toString('latin1', tailStart, tailEnd - 1);
+    return body.length === 0 ? tail : `${joinMembers(buf, d, body)},${tail}`;
+  }
+  return contiguous ? buf.toString('latin1', memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number)) : joinMembers(buf, d, body);
+}
+
+/** The same bytes as `bodyText`'s, written to a slab for `record`. */
+function writeBody(record: CompactRecord, slabs: BodySlabs, buf: Buffer, d: Int32Array, body: number[], contiguous: boolean, tailStart: number, tailEnd: number): void {
+  if (body.length === 0) {
+    // The common case: everything past metadata is the unread tail.
+    slabs.place(record, tailEnd - 1 - tailStart);
+    buf.copy(record.body as Buffer, record.at, tailStart, tailEnd - 1);
+    return;
+  }
+  const runs = contiguous ? 1 : body.length;
+  let length = contiguous ? memberEnd(d, body[body.length - 1] as number) - memberStart(d, body[0] as number) : runs - 1;
+  if (!contiguous) for (const m of body) length += memberEnd(d, m) - memberStart(d, m);
+  if (tailStart !== -1) length += 1 + tailEnd - 1 - tailStart;
+  slabs.place(record, length);
+  const out = record.body as Buffer;
+  let at = record.at;
+  if (contiguous) at += buf.copy(out, at, memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number));
+  else {
+    for (let i = 0; i < body.length; i++) {
+      if (i > 0) out[at++] = COMMA;
+      const m = body[i] as number;
+      at += buf.copy(out, at, memberStart(d, m), memberEnd(d, m));
+    }
+  }
+  if (tailStart !== -1) {
+    out[at++] = COMMA;
+    buf.copy(out, at, tailStart, tailEnd - 1);
+  }
 }
 
 /** The members `ms` as the text of an object's members, without its braces, one char per byte (see `CompactRecord.body`). */

@@ -1,5 +1,6 @@
 import type { KubeObject } from '../types.js';
 import { deepFreeze } from './json.js';
+import type { BodySlabs, Slab, SlabBody } from './bodySlabs.js';
 
 /**
  * An object as the compact cache keeps it (`listWatch`'s default, `compact`):
@@ -12,7 +13,14 @@ import { deepFreeze } from './json.js';
  * The store hands readers the decoded object (`readable`): an ordinary
  * frozen object, equal to what the server sent.
  */
-export class CompactRecord {
+export class CompactRecord implements SlabBody {
+  /** Where the body starts in `body` and its length in bytes, when `body` is a Buffer (a slab: `BodySlabs`). */
+  at = 0;
+  length = 0;
+  /** The slab that counts this record's body as current (see `BodySlabs.release`). */
+  slab: Slab | undefined = undefined;
+  slot = 0;
+
   constructor(
     /** Undefined when the object has none (a list item the list's kind has not been stamped on yet). */
     public apiVersion: unknown,
@@ -20,22 +28,30 @@ export class CompactRecord {
     public metadata: unknown,
     /**
      * The other members' JSON, without the braces around them (adding them
-     * would make a second string per object, held as long as the object:
-     * the text is only ever parsed, and rarely), or undefined when there are
-     * none. One char per byte of the UTF-8 it came as (latin1): for ASCII,
-     * nearly every object, that is the JSON text itself; anything else is
-     * decoded as UTF-8 when it is read. Made so, the text costs a copy of
-     * its bytes, not a UTF-8 decoding on every event, and one byte a byte.
+     * would make a second copy per object, held as long as the object: the
+     * text is only ever parsed, and rarely), or undefined when there are
+     * none. Either UTF-8 bytes at `at` in a slab (`BodySlabs`: outside the
+     * JavaScript heap, where the garbage collector never copies them), or a
+     * string of one char per byte of the UTF-8 it came as (latin1): for
+     * ASCII, nearly every object, that is the JSON text itself; anything
+     * else is decoded as UTF-8 when it is read. Made so, a string costs a
+     * copy of its bytes, not a UTF-8 decoding on every event.
      */
-    readonly body: string | undefined,
+    public body: string | Buffer | undefined,
     /** The body's keys in order (shared by the records that have the same ones), or undefined until it is decoded: the body was kept unread. */
     private bodyKeys: readonly string[] | undefined,
-    private readonly cache: DecodedCache,
+    private readonly shared: RecordsShared,
   ) {}
+
+  /** The cache no longer holds this record as its key's current object (replaced, deleted): see `BodySlabs.release`. */
+  release(): void {
+    this.shared.slabs.release(this);
+  }
 
   /** The whole object, decoded and frozen; cached, so a reconcile that reads it twice pays once. */
   decoded(): KubeObject {
-    const hit = this.cache.get(this);
+    const cache = this.shared.cache;
+    const hit = cache.get(this);
     if (hit !== undefined) return hit;
     const out: Record<string, unknown> = {};
     if (this.apiVersion !== undefined) out.apiVersion = this.apiVersion;
@@ -45,7 +61,7 @@ export class CompactRecord {
     if (this.body !== undefined) {
       let body: Record<string, unknown>;
       try {
-        body = JSON.parse(`{${utf8Text(this.body)}}`) as Record<string, unknown>;
+        body = JSON.parse(`{${this.bodyText(this.body)}}`) as Record<string, unknown>;
       } catch (err) {
         const { namespace, name } = (this.metadata ?? {}) as { namespace?: unknown; name?: unknown };
         throw new SyntaxError(`the cached object ${String(namespace ?? '')}/${String(name)} cannot be decoded: the server sent a body that is not JSON (${(err as Error).message})`);
@@ -54,8 +70,12 @@ export class CompactRecord {
       for (const key of this.bodyKeys) out[key] = deepFreeze(body[key]);
     }
     const object = Object.freeze(out) as unknown as KubeObject;
-    this.cache.set(this, object);
+    cache.set(this, object);
     return object;
+  }
+
+  private bodyText(body: string | Buffer): string {
+    return typeof body === 'string' ? utf8Text(body) : body.toString('utf8', this.at, this.at + this.length);
   }
 
   /** Whether `key` is one of the object's own members. */
@@ -134,6 +154,12 @@ export class DecodedCache {
   }
 }
 
+/** What the records of one source share: the cache of decoded objects, and the slabs their bodies are kept in. */
+export interface RecordsShared {
+  readonly cache: DecodedCache;
+  readonly slabs: BodySlabs;
+}
+
 const RECORD = Symbol('rxkube.compactRecord');
 
 const NOT_ASCII = /[^\x00-\x7f]/;
@@ -190,6 +216,16 @@ export function compactView<T extends KubeObject>(record: CompactRecord): T {
 export function compactRecordOf(object: unknown): CompactRecord | undefined {
   if (object === null || typeof object !== 'object') return undefined;
   return (object as { [RECORD]?: CompactRecord })[RECORD];
+}
+
+/**
+ * `object` is no longer its key's current object in the cache (replaced by
+ * a newer one, or deleted): if it is a compact view, its body stops
+ * counting towards keeping its slab (`BodySlabs.release`). It stays
+ * readable. Nothing happens for an ordinary object.
+ */
+export function releaseCompact(object: unknown): void {
+  compactRecordOf(object)?.release();
 }
 
 /** What a reader gets for a stored object: the object itself, or, for a compact view, the decoded object. */

@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { Subject } from 'rxjs';
-import { annotationsChanged, deltas, dropManagedFields, filterDeltas, generationChanged, indexer, labelsChanged, mapToOwners, or, resourceVersionChanged, type KubeObject, type ListWatchEvent, type StoreEvent } from 'rxkube';
+import { annotationsChanged, deltas, dropManagedFields, filterDeltas, generationChanged, indexer, labelsChanged, mapToOwners, or, resourceVersionChanged, type Delta, type KubeObject, type ListWatchEvent, type StoreEvent } from 'rxkube';
 import { byLabel, byOwnerUid } from '../../src/store/indexFunctions.js';
 import { CompactCodec, compactCodec } from '../../src/sources/compactCodec.js';
 import { ListBodyParser } from '../../src/sources/listBodyParser.js';
 import { MalformedWatchLineError, WatchLineReader, type WatchLine } from '../../src/sources/watchLineReader.js';
-import { compactRecordOf, readable } from '../../src/util/compactObject.js';
+import { compactRecordOf, readable, releaseCompact } from '../../src/util/compactObject.js';
+import { SLAB_BYTES, SLACK } from '../../src/util/bodySlabs.js';
 import { shapeObject } from '../../src/sources/watchEvents.js';
 
 type Plain = Record<string, unknown>;
@@ -412,5 +413,100 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     expect(owners.every((k) => k === 'ns/rs')).to.equal(true);
     // Reading the object is where the body is decoded, and found broken.
     expect(() => store?.get('ns/b')).to.throw(SyntaxError, 'ns/b cannot be decoded');
+  });
+
+  it('keeps bodies in slabs once objects are released, and reads them, current or released, as JSON.parse does (property)', () => {
+    const c = codec();
+    const first = c.item(Buffer.from('{"metadata":{"name":"first"},"spec":{"a":1}}'));
+    expect(compactRecordOf(first)?.body, 'a string until a release says the cache keeps count').to.be.a('string');
+    releaseCompact(first);
+    expect(c.shared.slabs.active).to.equal(true);
+    expectReadsAs(first, { metadata: { name: 'first' }, spec: { a: 1 } });
+    const read: [unknown, Plain][] = [];
+    fc.assert(
+      fc.property(kubeObject, fc.boolean(), (object, release) => {
+        const text = JSON.stringify(object);
+        const expected = JSON.parse(text) as Plain;
+        const line = Buffer.from(`{"type":"MODIFIED","object":${text}}`);
+        for (const view of [c.item(Buffer.from(text)), (c.line(line, 0, line.length) as WatchLine).object]) {
+          const hasBody = Object.keys(expected).some((k) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata');
+          if (hasBody) expect(Buffer.isBuffer(compactRecordOf(view)?.body), 'a body in a slab').to.equal(true);
+          if (release) releaseCompact(view);
+          expectReadsAs(view, expected);
+          read.push([view, expected]);
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // Read again after everything since: slabs are written once, whatever was released.
+    for (const [view, expected] of read) expect(readable(view as KubeObject)).to.deep.equal(expected);
+  });
+
+  it('moves the bodies of objects still current out of slabs that replaced ones left, and they read as before (deltas() releases what it replaces)', () => {
+    const c = codec();
+    const spec = (n: number) => ({ containers: [{ name: 'app', image: `registry.example/app:${n}`, args: ['x'.repeat(900)] }] });
+    const line = (name: string, rv: number) => {
+      const text = `{"type":"MODIFIED","object":${JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'ns', uid: `u-${name}`, resourceVersion: String(rv) }, spec: spec(rv) })}}`;
+      return (c.line(Buffer.from(text), 0, text.length) as WatchLine).object as KubeObject;
+    };
+    // Active from the start (as on a re-list): the listed bodies are in slabs too.
+    releaseCompact(line('warm-up', 0));
+    const input = new Subject<ListWatchEvent>();
+    const deltasSeen: Delta[] = [];
+    input.pipe(deltas()).subscribe((d) => 'key' in d && deltasSeen.push(d));
+    input.next({ type: 'Restart' });
+    // One cold pod in every ten; the hot ones are updated again and again.
+    let rv = 0;
+    for (let i = 0; i < 2_000; i++) input.next({ type: 'Listed', object: line(`p-${i}`, ++rv) });
+    input.next({ type: 'Synced', resourceVersion: String(rv) });
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 2_000; i++) if (i % 10 !== 0) input.next({ type: 'Modified', object: line(`p-${i}`, ++rv) });
+    }
+    const slabs = c.shared.slabs;
+    expect(slabs.moved, 'bodies moved').to.be.greaterThan(0);
+    expect(slabs.heldBytes).to.be.at.most(slabs.liveBytes * (4 / 3) + SLACK + 2 * SLAB_BYTES);
+    // The newest object of each key reads as the server sent it, and so does every one it replaced.
+    const newest = new Map<string, Delta>();
+    for (const d of deltasSeen) newest.set(d.key, d);
+    for (const d of newest.values()) expect((readable(d.object) as unknown as { spec: unknown }).spec).to.deep.equal(spec(Number(d.object.metadata.resourceVersion)));
+    for (const d of deltasSeen.filter((_, i) => i % 97 === 0)) {
+      if (d.old !== undefined) expect((readable(d.old) as unknown as { spec: unknown }).spec).to.deep.equal(spec(Number(d.old.metadata.resourceVersion)));
+    }
+  });
+
+  it('deltas() releases each object it stops holding: replaced, deleted (and the final state), gone in a re-list, unkeyable', () => {
+    const c = codec();
+    const view = (name: string, rv: number) => c.item(Buffer.from(JSON.stringify({ metadata: { ...(name === '' ? {} : { name }), namespace: 'ns', uid: `u-${name}`, resourceVersion: String(rv) }, spec: { rv } }))) as KubeObject;
+    // The first release makes the slabs active; the objects after it keep their bodies there.
+    releaseCompact(view('warm-up', 0));
+    const counted = (object: KubeObject) => compactRecordOf(object)?.slab !== undefined;
+    const input = new Subject<ListWatchEvent>();
+    input.pipe(deltas()).subscribe();
+    const [a1, b1, c1] = [view('a', 1), view('b', 2), view('c', 3)];
+    input.next({ type: 'Restart' });
+    for (const o of [a1, b1, c1]) input.next({ type: 'Listed', object: o });
+    input.next({ type: 'Synced', resourceVersion: '3' });
+    expect([a1, b1, c1].map(counted)).to.deep.equal([true, true, true]);
+    const a2 = view('a', 4);
+    input.next({ type: 'Modified', object: a2 });
+    expect([counted(a1), counted(a2)], 'replaced, and its replacement').to.deep.equal([false, true]);
+    const bFinal = view('b', 5);
+    input.next({ type: 'Deleted', object: bFinal });
+    expect([counted(b1), counted(bFinal)], 'deleted, and its final state').to.deep.equal([false, false]);
+    const never = view('never', 6);
+    input.next({ type: 'Deleted', object: never });
+    expect(counted(never), 'a delete of a key never seen').to.equal(false);
+    const unkeyable = view('', 7);
+    input.next({ type: 'Added', object: unkeyable });
+    expect(counted(unkeyable), 'an object that cannot be keyed').to.equal(false);
+    // A re-list that names a2 again (the same object) and not c1.
+    input.next({ type: 'Restart' });
+    input.next({ type: 'Listed', object: a2 });
+    input.next({ type: 'Synced', resourceVersion: '8' });
+    expect([counted(a2), counted(c1)], 're-listed as it was, and gone in the re-list').to.deep.equal([true, false]);
+    expect(c.shared.slabs.liveBytes).to.equal(compactRecordOf(a2)?.length);
+    // Released or not, each reads as it was.
+    expect((readable(c1) as unknown as { spec: unknown }).spec).to.deep.equal({ rv: 3 });
+    expect((readable(bFinal) as unknown as { spec: unknown }).spec).to.deep.equal({ rv: 5 });
   });
 });
