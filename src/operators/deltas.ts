@@ -9,7 +9,7 @@ import {
   type ListWatchEvent,
   type ObjectKey,
 } from '../types.js';
-import { releaseCompact } from '../util/compactObject.js';
+import { releaseCompact, trackCompact } from '../util/compactObject.js';
 
 /** Options of `deltas()`: what to do with objects that cannot be keyed, and where to log. */
 export interface DeltasOptions<T extends KubeObject> {
@@ -88,6 +88,8 @@ export function deltas<T extends KubeObject = KubeObject>(
         const old = known.get(key);
         known.set(key, object);
         if (old === undefined) {
+          // Held until released below: its source may keep the bodies after it in slabs.
+          trackCompact(object);
           emit('Added', key, object);
           return;
         }

@@ -27,9 +27,9 @@
  *
  * Records never released (a pipeline without `deltas()` that keeps objects
  * its own way) would hold slabs without the arena knowing which parts are
- * garbage: so nothing goes to a slab until a first `release` says that
- * something keeps count (`active`); until then the codec keeps bodies as
- * strings.
+ * garbage: so nothing goes to a slab until something says it keeps count
+ * (`active`: `deltas()` says so of each object it starts holding, and a
+ * first `release` says so); until then the codec keeps bodies as strings.
  */
 
 /** Bytes in one slab. */
@@ -78,7 +78,11 @@ export class BodySlabs {
   /** Bytes taken in `slabs`, and the bytes of current records in them. */
   private used = 0;
   private live = 0;
-  /** Set by the first `release`: from then on, something tells the arena which records stop being current. */
+  /**
+   * Set once something keeps count of which records are current (the first
+   * `release`, or a cache's word that it will release, as `deltas()` gives
+   * for each object it starts holding): bodies go to slabs from then on.
+   */
   active = false;
   /** Slabs made, and bodies moved out of sparse ones (for tests and benchmarks). */
   slabsMade = 0;

@@ -48,6 +48,11 @@ export class CompactRecord implements SlabBody {
     this.shared.slabs.release(this);
   }
 
+  /** A cache holds this record as its key's current object, and will say when it stops (`release`): see `BodySlabs.active`. */
+  track(): void {
+    this.shared.slabs.active = true;
+  }
+
   /** The whole object, decoded and frozen; cached, so a reconcile that reads it twice pays once. */
   decoded(): KubeObject {
     const cache = this.shared.cache;
@@ -226,6 +231,16 @@ export function compactRecordOf(object: unknown): CompactRecord | undefined {
  */
 export function releaseCompact(object: unknown): void {
   compactRecordOf(object)?.release();
+}
+
+/**
+ * `object` is now its key's current object in a cache that will call
+ * `releaseCompact` when it stops being: if it is a compact view, its
+ * source keeps the bodies of the objects after it in slabs
+ * (`BodySlabs.active`). Nothing happens for an ordinary object.
+ */
+export function trackCompact(object: unknown): void {
+  compactRecordOf(object)?.track();
 }
 
 /** What a reader gets for a stored object: the object itself, or, for a compact view, the decoded object. */

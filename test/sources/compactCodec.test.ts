@@ -474,6 +474,25 @@ describe('the compact cache codec: objects read from their bytes, metadata decod
     }
   });
 
+  it('keeps the bodies of a list in slabs from the second object deltas() holds: it will release them, so their source may', () => {
+    const c = codec();
+    const item = (name: string) => c.item(Buffer.from(JSON.stringify({ metadata: { name, resourceVersion: '1' }, spec: { name } }))) as KubeObject;
+    const input = new Subject<ListWatchEvent>();
+    input.pipe(deltas()).subscribe();
+    input.next({ type: 'Restart' });
+    const first = item('a');
+    input.next({ type: 'Listed', object: first });
+    const second = item('b');
+    input.next({ type: 'Listed', object: second });
+    expect(typeof compactRecordOf(first)?.body).to.equal('string');
+    expect(Buffer.isBuffer(compactRecordOf(second)?.body)).to.equal(true);
+    expect(readable(second)).to.deep.equal({ metadata: { name: 'b', resourceVersion: '1' }, spec: { name: 'b' } });
+    // Without deltas(), nothing says which objects are current: no slab.
+    const alone = codec();
+    alone.item(Buffer.from('{"metadata":{"name":"a"},"spec":{}}'));
+    expect(typeof compactRecordOf(alone.item(Buffer.from('{"metadata":{"name":"b"},"spec":{}}')))?.body).to.equal('string');
+  });
+
   it('deltas() releases each object it stops holding: replaced, deleted (and the final state), gone in a re-list, unkeyable', () => {
     const c = codec();
     const view = (name: string, rv: number) => c.item(Buffer.from(JSON.stringify({ metadata: { ...(name === '' ? {} : { name }), namespace: 'ns', uid: `u-${name}`, resourceVersion: String(rv) }, spec: { rv } }))) as KubeObject;
