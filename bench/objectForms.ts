@@ -8,7 +8,8 @@
  * compact form the issue suggests) or Buffer, the JSON text alone,
  * metadata only, and what `listWatch({ compact: true })` keeps (its codec's
  * views: metadata decoded with its nested values shared between pods that
- * have equal ones, the rest as text), with and without managedFields.
+ * have equal ones, the rest as text, or as bytes in slabs outside the heap
+ * once `deltas()` holds them), with and without managedFields.
  *
  * Run: npm run bench:forms
  */
@@ -65,6 +66,10 @@ measure('metadata only, managedFields dropped', (t) => ({ metadata: withoutManag
 // One codec for all, as one source has: equal nested metadata values are shared between its objects.
 const codec = new CompactCodec({ dropManagedFields: false, transformed: false });
 const cache = measure('listWatch({ compact: true }): its compact views', (t) => codec.item(Buffer.from(t)));
+// Held by deltas(), which says which objects are current: the codec keeps their bodies in slabs outside the heap.
+const slabCodec = new CompactCodec({ dropManagedFields: false, transformed: false });
+slabCodec.shared.slabs.active = true;
+measure('the same, held by deltas(): bodies in slabs outside the heap', (t) => slabCodec.item(Buffer.from(t)));
 const dropCodec = new CompactCodec({ dropManagedFields: true, transformed: false });
 measure('the same, managedFields dropped on the bytes', (t) => dropCodec.item(Buffer.from(t)));
 // Pods of one ReplicaSet as a cluster has them: each its own managedFields time (created and updated at different moments).
