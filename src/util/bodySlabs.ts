@@ -62,7 +62,8 @@ export class Slab {
   live = 0;
   /** The current records whose bodies are here, by slot (undefined once released or moved). */
   readonly holders: (SlabBody | undefined)[] = [];
-  /** Its place in `BodySlabs.slabs`, or -1 once it holds no current record. */
+  /** Which of `BodySlabs`'s buckets (by the share of it that is current) it is in, and where; -1 while it is being filled or once it holds no current record. */
+  bucket = -1;
   index = -1;
 
   constructor(size: number) {
@@ -70,12 +71,20 @@ export class Slab {
   }
 }
 
+/** Full slabs are sorted into this many buckets by the share of their bytes that current records hold. */
+const BUCKETS = 8;
+
 /** The slabs of one source's compact records. */
 export class BodySlabs {
   private current: Slab | undefined;
-  /** The slabs that hold current records, and the one being filled. */
-  private readonly slabs: Slab[] = [];
-  /** Bytes taken in `slabs`, and the bytes of current records in them. */
+  /**
+   * The full slabs that hold current records, bucket `b` those of which a
+   * share in [b / BUCKETS, (b + 1) / BUCKETS) is current (the last, all of
+   * it too): a sparse one is found without a search.
+   */
+  private readonly buckets: Slab[][] = Array.from({ length: BUCKETS }, () => []);
+  private full = 0;
+  /** Bytes taken in the slabs that hold current records and the one being filled, and the bytes of current records in them. */
   private used = 0;
   private live = 0;
   /**
@@ -97,7 +106,7 @@ export class BodySlabs {
 
   /** Bytes of the slabs that hold current records, the one being filled included. */
   get heldBytes(): number {
-    return this.slabs.length * this.slabBytes;
+    return (this.full + (this.current === undefined ? 0 : 1)) * this.slabBytes;
   }
 
   /** Bytes of the current records' bodies in slabs. */
@@ -144,47 +153,64 @@ export class BodySlabs {
     slab.holders[holder.slot] = undefined;
     slab.live -= holder.length;
     this.live -= holder.length;
-    if (slab.live === 0 && slab !== this.current) this.forget(slab);
-    else if (this.used - this.live > Math.max(this.slack, this.live * (1 / KEEP - 1))) this.evacuate();
+    if (slab !== this.current) {
+      if (slab.live === 0) this.forget(slab);
+      else if (bucketOf(slab) !== slab.bucket) this.sort(slab);
+    }
+    if (this.used - this.live > Math.max(this.slack, this.live * (1 / KEEP - 1))) this.evacuate();
   }
 
   private nextSlab(): Slab {
     const full = this.current;
-    if (full !== undefined) {
-      // The end left unwritten is as lost as a released record's bytes.
-      const rest = full.bytes.length - full.used;
-      full.used += rest;
-      if (full.index !== -1) this.used += rest;
-    }
     const slab = new Slab(this.slabBytes);
     this.slabsMade++;
     this.current = slab;
-    slab.index = this.slabs.length;
-    this.slabs.push(slab);
-    if (full !== undefined && full.live === 0) this.forget(full);
+    if (full !== undefined) {
+      // The end left unwritten is as lost as a released record's bytes.
+      this.used += full.bytes.length - full.used;
+      full.used = full.bytes.length;
+      if (full.live === 0) this.forget(full);
+      else this.sort(full);
+    }
     return slab;
   }
 
-  /** `slab` no longer counts: it holds no current record, or they are being moved out of it. */
-  private forget(slab: Slab): void {
-    if (slab.index === -1) return;
-    const last = this.slabs.pop() as Slab;
+  /** Puts a full slab in the bucket its current share says, taking it out of the one it was in. */
+  private sort(slab: Slab): void {
+    this.unsort(slab);
+    const bucket = this.buckets[bucketOf(slab)] as Slab[];
+    slab.bucket = bucketOf(slab);
+    slab.index = bucket.length;
+    bucket.push(slab);
+    this.full++;
+  }
+
+  private unsort(slab: Slab): void {
+    if (slab.bucket === -1) return;
+    const bucket = this.buckets[slab.bucket] as Slab[];
+    const last = bucket.pop() as Slab;
     if (last !== slab) {
-      this.slabs[slab.index] = last;
+      bucket[slab.index] = last;
       last.index = slab.index;
     }
+    slab.bucket = -1;
     slab.index = -1;
+    this.full--;
+  }
+
+  /** `slab`, full, no longer counts: it holds no current record, or they are being moved out of it. */
+  private forget(slab: Slab): void {
+    this.unsort(slab);
     this.used -= slab.used;
     this.live -= slab.live;
+    slab.live = 0;
     slab.holders.length = 0;
   }
 
-  /** Moves the bodies of the current records of the sparsest slab (not the one being filled) to the one being filled. */
+  /** Moves the bodies of the current records of a slab of the sparsest bucket to the one being filled. */
   private evacuate(): void {
-    let sparsest: Slab | undefined;
-    for (const slab of this.slabs) {
-      if (slab !== this.current && (sparsest === undefined || slab.live * sparsest.used < sparsest.live * slab.used)) sparsest = slab;
-    }
+    const bucket = this.buckets.find((b) => b.length > 0);
+    const sparsest = bucket?.[bucket.length - 1];
     if (sparsest === undefined) return;
     const holders = sparsest.holders.slice();
     this.forget(sparsest);
@@ -197,6 +223,10 @@ export class BodySlabs {
       sparsest.bytes.copy(holder.body as Buffer, holder.at, from, from + length);
       this.moved++;
     }
-    sparsest.live = 0;
   }
+}
+
+/** The bucket of a full slab: the share of its bytes that current records hold, in eighths (all of them in the last). */
+function bucketOf(slab: Slab): number {
+  return Math.min(BUCKETS - 1, Math.floor((slab.live * BUCKETS) / slab.used));
 }

@@ -118,6 +118,31 @@ describe('BodySlabs: compact bodies in slabs outside the heap, counted by the re
     for (const body of cold) expect(body.read().equals(body.expected(1_000)), `cold body ${body.id}`).to.equal(true);
   });
 
+  it('empties the sparsest slab first', () => {
+    // Slabs of eight 64-byte bodies, no slack.
+    const slabs = new BodySlabs(512, 0);
+    const bodies: Body[] = [];
+    for (let i = 0; i < 8 * 21; i++) {
+      const body = new Body(i);
+      body.write(slabs, 64);
+      bodies.push(body);
+    }
+    const slabOf = (i: number) => bodies[i]?.body;
+    // Slab 5 keeps one body of eight; then the others lose three of eight each, until the bound is passed.
+    for (let k = 0; k < 7; k++) slabs.release(bodies[5 * 8 + k] as Body);
+    expect(slabs.moved).to.equal(0);
+    const lone = bodies[5 * 8 + 7] as Body;
+    const lonesSlab = lone.body;
+    for (let slab = 0; slab < 20 && slabs.moved === 0; slab++) {
+      if (slab === 5) continue;
+      for (let k = 0; k < 3; k++) slabs.release(bodies[slab * 8 + k] as Body);
+    }
+    expect(slabs.moved, 'only the lone body of the sparsest slab moved').to.equal(1);
+    expect(lone.body).to.not.equal(lonesSlab);
+    expect(slabOf(0)).to.equal(slabOf(7));
+    expect(lone.read().equals(lone.expected(64))).to.equal(true);
+  });
+
   it('is inactive until the first release, and gives a body larger than a quarter slab a buffer of its own', () => {
     const slabs = new BodySlabs();
     expect(slabs.active).to.equal(false);
