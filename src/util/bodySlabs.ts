@@ -16,9 +16,10 @@
  * is garbage, so the arena counts, per slab, the bytes of the records still
  * current in the cache. The cache says when a record stops being current
  * (`release`: `deltas()` does, when a key's object is replaced or deleted).
- * When the slabs that hold current records exceed those records' bytes by
- * more than 1 / `KEEP` (and by more than `SLACK`), the sparsest slab's
- * current records are copied into the slab being filled, and the old slab
+ * When the slabs that hold current records hold more than 1 / `KEEP` times
+ * those records' bytes (and more than `SLACK` past them), the current
+ * records of the sparsest slab (full slabs are kept in buckets by the share
+ * still current) are copied into the slab being filled, and the old slab
  * is left to the records already released, to go when they do. The bound is
  * over all slabs, not each: objects replaced in the order they came (a
  * round of updates over every key) empty the oldest slab while the others
