@@ -53,6 +53,8 @@ export class CompactCodec {
   private readonly recentShared: (string | undefined)[] = [];
   /** Bounded as a metadata interner's strings: a source holds twice its bounds at most. */
   private readonly sharedStrings = new InternPool<string>(defaultInternerBounds.strings.entries, defaultInternerBounds.strings.chars);
+  /** Scratch: where the body being built is in its bytes (`bodyRuns`). */
+  private readonly runs: number[] = [];
   /** Scratch: the keys and values of the metadata being read. */
   private readonly memberKeys: string[] = [];
   private readonly memberValues: unknown[] = [];
@@ -216,11 +218,13 @@ export class CompactCodec {
     else if (body.length > 0) keys = this.keyList(buf, body);
     // Metadata's nested values come frozen from the interner and the rest are scalars: freezing it is one step, not a walk.
     if (!this.options.transformed && metadata !== null && typeof metadata === 'object') Object.freeze(metadata);
-    const record = new CompactRecord(apiVersion, kind, metadata, undefined, keys, this.shared);
+    const record = new CompactRecord(apiVersion, kind, metadata, keys, this.shared);
     if (tailStart === -1 && body.length === 0) return compactView(record);
+    const runs = this.runs;
+    bodyRuns(d, body, contiguous, tailStart, tailEnd, runs);
     // In a slab once the cache says which records are current, and not under a transform (which may keep the record as it was).
-    if (this.shared.slabs.active && !this.options.transformed) writeBody(record, this.shared.slabs, buf, d, body, contiguous, tailStart, tailEnd);
-    else record.body = bodyText(buf, d, body, contiguous, tailStart, tailEnd);
+    if (this.shared.slabs.active && !this.options.transformed) writeBody(record, this.shared.slabs, buf, runs);
+    else record.body = bodyText(buf, runs);
     return compactView(record);
   }
 
@@ -358,53 +362,37 @@ function memberEnd(d: Int32Array, m: number): number {
 }
 
 /**
- * The body of `build`: the members `body` (one run of bytes if
- * `contiguous`), then (`tailStart` not -1) the members unread in
- * `buf[tailStart, tailEnd - 1)`, as the text of an object's members without
- * its braces, one char per byte (see `CompactRecord.body`).
+ * Where the body of `build` is in its bytes, as [start, end) pairs written
+ * to `runs`: the members `body` (one run if `contiguous`), then (`tailStart`
+ * not -1) the members left unread, up to the object's closing brace. The
+ * body is these runs joined by commas, without the object's braces.
  */
-function bodyText(buf: Buffer, d: Int32Array, body: number[], contiguous: boolean, tailStart: number, tailEnd: number): string {
-  if (tailStart !== -1) {
-    const tail = buf.toString('latin1', tailStart, tailEnd - 1);
-    return body.length === 0 ? tail : `${joinMembers(buf, d, body)},${tail}`;
-  }
-  return contiguous ? buf.toString('latin1', memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number)) : joinMembers(buf, d, body);
+function bodyRuns(d: Int32Array, body: number[], contiguous: boolean, tailStart: number, tailEnd: number, runs: number[]): void {
+  runs.length = 0;
+  if (body.length > 0 && contiguous) runs.push(memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number));
+  else for (const m of body) runs.push(memberStart(d, m), memberEnd(d, m));
+  if (tailStart !== -1) runs.push(tailStart, tailEnd - 1);
 }
 
-/** The same bytes as `bodyText`'s, written to a slab for `record`. */
-function writeBody(record: CompactRecord, slabs: BodySlabs, buf: Buffer, d: Int32Array, body: number[], contiguous: boolean, tailStart: number, tailEnd: number): void {
-  if (body.length === 0) {
-    // The common case: everything past metadata is the unread tail.
-    slabs.place(record, tailEnd - 1 - tailStart);
-    buf.copy(record.body as Buffer, record.at, tailStart, tailEnd - 1);
-    return;
-  }
-  const runs = contiguous ? 1 : body.length;
-  let length = contiguous ? memberEnd(d, body[body.length - 1] as number) - memberStart(d, body[0] as number) : runs - 1;
-  if (!contiguous) for (const m of body) length += memberEnd(d, m) - memberStart(d, m);
-  if (tailStart !== -1) length += 1 + tailEnd - 1 - tailStart;
+/** The body in `runs` as a string of one char per byte (see `CompactRecord.body`). */
+function bodyText(buf: Buffer, runs: number[]): string {
+  if (runs.length === 2) return buf.toString('latin1', runs[0] as number, runs[1] as number);
+  const parts: string[] = [];
+  for (let i = 0; i < runs.length; i += 2) parts.push(buf.toString('latin1', runs[i] as number, runs[i + 1] as number));
+  return parts.join(',');
+}
+
+/** The body in `runs`, the same bytes as `bodyText`'s, written to a slab for `record`. */
+function writeBody(record: CompactRecord, slabs: BodySlabs, buf: Buffer, runs: number[]): void {
+  let length = runs.length / 2 - 1;
+  for (let i = 0; i < runs.length; i += 2) length += (runs[i + 1] as number) - (runs[i] as number);
   slabs.place(record, length);
   const out = record.body as Buffer;
   let at = record.at;
-  if (contiguous) at += buf.copy(out, at, memberStart(d, body[0] as number), memberEnd(d, body[body.length - 1] as number));
-  else {
-    for (let i = 0; i < body.length; i++) {
-      if (i > 0) out[at++] = COMMA;
-      const m = body[i] as number;
-      at += buf.copy(out, at, memberStart(d, m), memberEnd(d, m));
-    }
+  for (let i = 0; i < runs.length; i += 2) {
+    if (i > 0) out[at++] = COMMA;
+    at += buf.copy(out, at, runs[i] as number, runs[i + 1] as number);
   }
-  if (tailStart !== -1) {
-    out[at++] = COMMA;
-    buf.copy(out, at, tailStart, tailEnd - 1);
-  }
-}
-
-/** The members `ms` as the text of an object's members, without its braces, one char per byte (see `CompactRecord.body`). */
-function joinMembers(buf: Buffer, d: Int32Array, ms: number[]): string {
-  const parts: string[] = [];
-  for (const m of ms) parts.push(buf.toString('latin1', memberStart(d, m), memberEnd(d, m)));
-  return parts.join(',');
 }
 
 /**

@@ -179,8 +179,8 @@ export class BodySlabs {
   /** Puts a full slab in the bucket its current share says, taking it out of the one it was in. */
   private sort(slab: Slab): void {
     this.unsort(slab);
-    const bucket = this.buckets[bucketOf(slab)] as Slab[];
     slab.bucket = bucketOf(slab);
+    const bucket = this.buckets[slab.bucket] as Slab[];
     slab.index = bucket.length;
     bucket.push(slab);
     this.full++;

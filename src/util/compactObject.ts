@@ -20,24 +20,25 @@ export class CompactRecord implements SlabBody {
   /** The slab that counts this record's body as current (see `BodySlabs.release`). */
   slab: Slab | undefined = undefined;
   slot = 0;
+  /**
+   * The other members' JSON, without the braces around them (adding them
+   * would make a second copy per object, held as long as the object: the
+   * text is only ever parsed, and rarely), or undefined when there are
+   * none. Either UTF-8 bytes at `at` in a slab (`BodySlabs`: outside the
+   * JavaScript heap, where the garbage collector never copies them), or a
+   * string of one char per byte of the UTF-8 it came as (latin1): for
+   * ASCII, nearly every object, that is the JSON text itself; anything
+   * else is decoded as UTF-8 when it is read. Made so, a string costs a
+   * copy of its bytes, not a UTF-8 decoding on every event. Set by the
+   * codec once the record is made, as one or the other.
+   */
+  body: string | Buffer | undefined = undefined;
 
   constructor(
     /** Undefined when the object has none (a list item the list's kind has not been stamped on yet). */
     public apiVersion: unknown,
     public kind: unknown,
     public metadata: unknown,
-    /**
-     * The other members' JSON, without the braces around them (adding them
-     * would make a second copy per object, held as long as the object: the
-     * text is only ever parsed, and rarely), or undefined when there are
-     * none. Either UTF-8 bytes at `at` in a slab (`BodySlabs`: outside the
-     * JavaScript heap, where the garbage collector never copies them), or a
-     * string of one char per byte of the UTF-8 it came as (latin1): for
-     * ASCII, nearly every object, that is the JSON text itself; anything
-     * else is decoded as UTF-8 when it is read. Made so, a string costs a
-     * copy of its bytes, not a UTF-8 decoding on every event.
-     */
-    public body: string | Buffer | undefined,
     /** The body's keys in order (shared by the records that have the same ones), or undefined until it is decoded: the body was kept unread. */
     private bodyKeys: readonly string[] | undefined,
     private readonly shared: RecordsShared,
