@@ -231,7 +231,10 @@ export function compactRecordOf(object: unknown): CompactRecord | undefined {
  * readable. Nothing happens for an ordinary object.
  */
 export function releaseCompact(object: unknown): void {
-  compactRecordOf(object)?.release();
+  if (object === null || typeof object !== 'object') return;
+  // Looked up here, not through `compactRecordOf`: this site sees only what `deltas()` holds (often
+  // plain objects of one shape), where a lookup shared with every caller is megamorphic and slow to miss.
+  (object as { [RECORD]?: CompactRecord })[RECORD]?.release();
 }
 
 /**
@@ -241,7 +244,9 @@ export function releaseCompact(object: unknown): void {
  * (`BodySlabs.active`). Nothing happens for an ordinary object.
  */
 export function trackCompact(object: unknown): void {
-  compactRecordOf(object)?.track();
+  if (object === null || typeof object !== 'object') return;
+  // As in `releaseCompact`.
+  (object as { [RECORD]?: CompactRecord })[RECORD]?.track();
 }
 
 /** What a reader gets for a stored object: the object itself, or, for a compact view, the decoded object. */
