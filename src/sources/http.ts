@@ -9,34 +9,21 @@ export class KubeConfigError extends Error {
 }
 
 /**
- * A GET against the API server over node:http(s), with the TLS material,
- * credentials and proxy agent that `KubeConfig` gives for its current
- * context: the kubeconfig's auth, without the fetch layers on top.
+ * Sends a GET made by `requestTarget` over node:http(s), with the TLS
+ * material, credentials and proxy agent that `KubeConfig` gives for its
+ * current context, and waits for its response's head: the kubeconfig's
+ * auth, without the fetch layers on top. (A watch goes by `directGet`
+ * instead, unless the kubeconfig names a proxy.)
  *
  * Why not client-node's own `Watch` or fetch: bench/watch.ts measures the
  * direct request against them; the direct request hands us raw Buffers we
  * split and parse once, where `Watch` goes through node-fetch and readline
  * (a string per chunk and per line) and swallows lines it cannot parse.
  *
- * Credentials are applied per request, so a token that an exec plugin
- * refreshes is picked up by the next request.
+ * Credentials are applied per request (`requestTarget`), so a token that
+ * an exec plugin refreshes is picked up by the next request.
  */
-export async function getStream(
-  kubeConfig: KubeConfig,
-  path: string,
-  query: URLSearchParams,
-  signal: AbortSignal,
-  accept = 'application/json',
-  /** The source's kept connection pool, in place of a new one per request. */
-  agent?: KeepAliveAgent,
-): Promise<http.IncomingMessage> {
-  const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new KubeConfigError('the kubeconfig has no current cluster: set a current context with a cluster');
-  const base = new URL(cluster.server);
-  const url = new URL(`${base.pathname.replace(/\/$/, '')}${path}`, base);
-  url.search = query.toString();
-  const options: https.RequestOptions = { method: 'GET', headers: { Accept: accept } };
-  await kubeConfig.applyToHTTPSOptions(options);
+export function sendGet(url: URL, options: https.RequestOptions, signal: AbortSignal, agent?: KeepAliveAgent): Promise<http.IncomingMessage> {
   agent?.apply(options);
   signal.throwIfAborted();
   const send = url.protocol === 'https:' ? https.request : http.request;
@@ -45,6 +32,22 @@ export async function getStream(
     request.on('error', reject);
     request.end();
   });
+}
+
+/**
+ * Where a GET of `path` goes, and its options as the kubeconfig's current
+ * context gives them (TLS material, credentials, the agent: a proxy's, if
+ * the cluster names one).
+ */
+export async function requestTarget(kubeConfig: KubeConfig, path: string, query: URLSearchParams, accept: string): Promise<{ url: URL; options: https.RequestOptions }> {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new KubeConfigError('the kubeconfig has no current cluster: set a current context with a cluster');
+  const base = new URL(cluster.server);
+  const url = new URL(`${base.pathname.replace(/\/$/, '')}${path}`, base);
+  url.search = query.toString();
+  const options: https.RequestOptions = { method: 'GET', headers: { Accept: accept } };
+  await kubeConfig.applyToHTTPSOptions(options);
+  return { url, options };
 }
 
 /**
@@ -97,9 +100,16 @@ export function isTooLargeResourceVersion(code: number, status: { message?: unkn
 }
 
 export async function readFailure(response: http.IncomingMessage, onChunk?: () => void): Promise<FailedResponse> {
-  const code = response.statusCode ?? 0;
-  const retryAfter = Number(response.headers['retry-after']);
-  const { body } = await readBody(response, 1024 * 1024, onChunk).catch(() => ({ body: Buffer.alloc(0) }));
+  const { body } = await readBody(response, FAILURE_BODY_LIMIT, onChunk).catch(() => ({ body: Buffer.alloc(0) }));
+  return failureOf(response.statusCode ?? 0, response.headers['retry-after'], body);
+}
+
+/** How much of a failed response's body is read for its message. */
+export const FAILURE_BODY_LIMIT = 1024 * 1024;
+
+/** A failed response from its status, its Retry-After header and (up to `FAILURE_BODY_LIMIT` of) its body. */
+export function failureOf(code: number, retryAfterHeader: string | undefined, body: Buffer): FailedResponse {
+  const retryAfter = Number(retryAfterHeader);
   let reason = http.STATUS_CODES[code] ?? 'Unknown';
   let message = body.toString('utf8').slice(0, 500) || reason;
   let tooLarge = false;
@@ -111,7 +121,7 @@ export async function readFailure(response: http.IncomingMessage, onChunk?: () =
   } catch {
     // Not a Status body (a proxy's HTML page, say): the raw text is the message.
   }
-  const failure: FailedResponse = { code, reason, message, retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined };
+  const failure: FailedResponse = { code, reason, message, retryAfterSeconds: retryAfterHeader !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined };
   if (tooLarge) failure.tooLargeResourceVersion = true;
   return failure;
 }

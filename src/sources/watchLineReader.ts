@@ -50,6 +50,8 @@ export class WatchLineReader {
     private readonly onOversized: (bytes: number) => void = () => {},
     /** Decodes a line in place of `JSON.parse` (the compact cache's codec); throws as `JSON.parse` does. */
     private readonly decode?: (buffer: Buffer, start: number, end: number) => unknown,
+    /** The chunks pushed are overwritten once `push` returns (a socket's one read buffer): a line's start is copied to be kept. */
+    private readonly volatile = false,
   ) {}
 
   /** Feeds one chunk of the response body. */
@@ -87,7 +89,7 @@ export class WatchLineReader {
         this.skipping = true;
         this.pending = [];
       } else {
-        this.pending.push(chunk.subarray(start));
+        this.pending.push(this.volatile ? Buffer.from(chunk.subarray(start)) : chunk.subarray(start));
       }
     }
   }

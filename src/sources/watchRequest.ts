@@ -2,9 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import { readFailure } from './http.js';
 import { idleWatchdog, type IdleWatchdog } from './idleWatchdog.js';
 import { openCollection, requestAbort } from './collectionRequest.js';
+import { readDirectWatch } from './directWatch.js';
+import { endOnce, watchLineReader } from './watchLines.js';
 import { describeError } from './listWatchFaults.js';
 import type { HttpSettings, WatchEnd, WatchLineHandler } from './listWatchTransport.js';
-import { WatchLineReader } from './watchLineReader.js';
 import type { CompactCodec } from './compactCodec.js';
 
 /**
@@ -17,6 +18,7 @@ export async function readWatch(http: HttpSettings, query: URLSearchParams, hand
   const watchdog = idleWatchdog('watch', http, () => controller.abort());
   try {
     const opened = await openCollection(http, query, 'watch', controller.signal);
+    if (opened.kind === 'direct') return await readDirectWatch(opened, handler, controller, watchdog, http);
     if (opened.kind !== 'ok') {
       if (watchdog.idle()) return { kind: 'idle' };
       if (http.signal.aborted) return { kind: 'aborted' };
@@ -49,30 +51,8 @@ function readWatchResponse(
   codec: CompactCodec | undefined,
 ): Promise<WatchEnd> {
   return new Promise<WatchEnd>((resolve) => {
-    let ended = false;
-    const finish = (end: WatchEnd) => {
-      if (ended) return;
-      ended = true;
-      request.abort();
-      resolve(end);
-    };
-    const reader = new WatchLineReader(
-      (line) => {
-        if (ended) return;
-        const end = handler.line(line);
-        if (end !== undefined) finish(end);
-      },
-      (error) => {
-        if (!ended) finish(handler.malformed(error));
-      },
-      maxLineBytes,
-      (bytes) => {
-        if (ended) return;
-        const end = handler.oversized?.(bytes);
-        if (end !== undefined) finish(end);
-      },
-      codec === undefined ? undefined : (buffer, start, end) => codec.line(buffer, start, end),
-    );
+    const { finish, ended } = endOnce(request, resolve);
+    const reader = watchLineReader(handler, finish, ended, maxLineBytes, codec, false);
     response.on('data', (chunk: Buffer) => {
       activity.touch();
       try {
