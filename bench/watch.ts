@@ -8,8 +8,9 @@
  * bytes (joining and encoding them per request made the server, not the
  * client, the bound on a paged list).
  *
- * Clients: the transport alone (`read`: the watch's bytes read and split
- * into lines, nothing decoded), the parse-only limit (`parse`: JSON.parse
+ * Clients: the transport alone (`read`: the watch's bytes read from a
+ * socket into one buffer and split into lines, nothing decoded; `read-http`:
+ * the same through node:http), the parse-only limit (`parse`: JSON.parse
  * each line, nothing kept), the parse-and-keep limit (`keep`: newest object per key in a Map),
  * client-node 1.4's `makeInformer`, and rxkube (listWatch → deltas →
  * indexer → reconcileByKey) by default (the compact cache), parsed whole
@@ -207,6 +208,7 @@ const only = process.env.BENCH_CLIENTS?.split(',');
 const baseline = process.env.BENCH_BASELINE;
 const clients: { name: string; mode: string; prefix: string; tree?: string }[] = [
   { name: 'read', mode: 'read', prefix: 'unpaged' },
+  { name: 'read-http', mode: 'read-http', prefix: 'unpaged' },
   { name: 'parse', mode: 'parse', prefix: 'unpaged' },
   { name: 'keep', mode: 'keep', prefix: 'unpaged' },
   { name: 'client-node', mode: 'client-node', prefix: 'unpaged' },

@@ -5,7 +5,8 @@
  * prints one JSON line.
  *
  * Modes: `read` (the watch's bytes read and split into lines, nothing
- * decoded: what the transport alone costs any client), `parse` (JSON.parse
+ * decoded: the least the transport costs any client), `read-http` (the
+ * same through node:http: what it costs a client that uses it), `parse` (JSON.parse
  * each line, nothing kept: the parse-only limit), `keep` (the same, newest object per key in a Map: the
  * parse-and-keep limit), `client-node` (makeInformer), and rxkube's
  * listWatch → deltas → indexer → reconcileByKey as `rxkube`,
@@ -16,6 +17,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import { filter, map, tap } from 'rxjs';
 import { deltas, reconcileByKey, dropManagedFields, listWatch, indexer, isDelta, type KubeObject, type ListWatchOptions } from 'rxkube';
 
@@ -127,9 +129,13 @@ const get = (path: string) => new Promise<http.IncomingMessage>((resolve, reject
 
 /**
  * The references: one unpaged list read whole, then the watch split into
- * lines, each JSON.parsed once (`transportOnly`: counted, not parsed).
+ * lines, each JSON.parsed once (`transportOnly`: counted, not parsed). The
+ * watch is read as cheaply as any client can read it: a socket reading
+ * into one buffer (`onread`), chunked framing undone by hand, lines cut
+ * in place (`nodeHttp`: through node:http instead, a buffer and a copy
+ * per read, as node:http costs any client that uses it).
  */
-async function reference(keep: boolean, transportOnly = false): Promise<void> {
+async function reference(keep: boolean, transportOnly = false, nodeHttp = false): Promise<void> {
   let cache = new Map<string, unknown>();
   const res = await get('/api/v1/pods');
   const chunks: Buffer[] = [];
@@ -138,36 +144,104 @@ async function reference(keep: boolean, transportOnly = false): Promise<void> {
   chunks.length = 0;
   if (keep) for (const item of page.items) cache.set(`${item.metadata.namespace}/${item.metadata.name}`, item);
   synced();
-  const watch = await get(`/api/v1/pods?watch=1&resourceVersion=${page.metadata.resourceVersion}`);
-  let pieces: Buffer[] = [];
   const take = (buf: Buffer, from: number, to: number) => {
     if (transportOnly) return void countEvent();
     const event = JSON.parse(buf.toString('utf8', from, to)) as { object: KubeObject };
     if (keep) cache.set(`${event.object.metadata.namespace}/${event.object.metadata.name}`, event.object);
     countEvent();
   };
+  const lines = lineSplitter(take);
+  const path = `/api/v1/pods?watch=1&resourceVersion=${page.metadata.resourceVersion}`;
+  if (nodeHttp) {
+    const watch = await get(path);
+    release = () => {
+      watch.destroy();
+      cache = new Map();
+    };
+    watch.on('data', (chunk: Buffer) => lines(chunk, 0, chunk.length, false));
+    return;
+  }
+  const socket = socketGet(path, (buf, from, to) => lines(buf, from, to, true));
   release = () => {
-    watch.destroy();
+    socket.destroy();
     cache = new Map();
   };
-  watch.on('data', (chunk: Buffer) => {
-    let from = 0;
-    let nl = chunk.indexOf(10);
-    if (nl !== -1 && pieces.length > 0) {
-      pieces.push(chunk.subarray(0, nl));
+}
+
+/** Cuts bytes into lines for `take`; a line cut by a read is joined (copied first if the bytes are `volatile`). */
+function lineSplitter(take: (buf: Buffer, from: number, to: number) => void): (buf: Buffer, from: number, to: number, volatile: boolean) => void {
+  let pieces: Buffer[] = [];
+  return (buf, from, to, volatile) => {
+    let nl = buf.indexOf(10, from);
+    if (nl !== -1 && nl < to && pieces.length > 0) {
+      pieces.push(buf.subarray(from, nl));
       const line = Buffer.concat(pieces);
       pieces = [];
       take(line, 0, line.length);
       from = nl + 1;
-      nl = chunk.indexOf(10, from);
+      nl = buf.indexOf(10, from);
     }
-    while (nl !== -1) {
-      take(chunk, from, nl);
+    while (nl !== -1 && nl < to) {
+      take(buf, from, nl);
       from = nl + 1;
-      nl = chunk.indexOf(10, from);
+      nl = buf.indexOf(10, from);
     }
-    if (from < chunk.length) pieces.push(chunk.subarray(from));
+    if (from < to) pieces.push(volatile ? Buffer.from(buf.subarray(from, to)) : buf.subarray(from, to));
+  };
+}
+
+/**
+ * A GET whose chunked body goes to `body` as it is read, over a socket
+ * that reads into one buffer: the least a client must do to get the
+ * bytes. (The bench's server always answers a watch 200, chunked.)
+ */
+function socketGet(path: string, body: (buf: Buffer, from: number, to: number) => void): net.Socket {
+  const target = new URL(url);
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  let head = '';
+  let inBody = false;
+  /** Bytes left of the chunk being read; -1 while reading a chunk-size line, -2 in the CRLF after a chunk. */
+  let left = -1;
+  let sizeLine = '';
+  const socket = net.connect({
+    host: target.hostname,
+    port: Number(target.port),
+    onread: {
+      buffer,
+      callback: (n: number) => {
+        let i = 0;
+        if (!inBody) {
+          head += buffer.toString('latin1', 0, n);
+          const end = head.indexOf('\r\n\r\n');
+          if (end === -1) return true;
+          if (!head.startsWith('HTTP/1.1 200 ')) throw new Error(`the watch was answered ${JSON.stringify(head.slice(0, head.indexOf('\r\n')))}`);
+          inBody = true;
+          i = n - (head.length - end - 4);
+        }
+        while (i < n) {
+          if (left === -2) {
+            if (buffer[i++] === 10) left = -1;
+          } else if (left === -1) {
+            const c = buffer[i++] as number;
+            if (c === 10) {
+              left = parseInt(sizeLine, 16);
+              sizeLine = '';
+              if (left === 0) return true;
+            } else if (c !== 13) sizeLine += String.fromCharCode(c);
+          } else {
+            const to = Math.min(n, i + left);
+            body(buffer, i, to);
+            left -= to - i;
+            i = to;
+            if (left === 0) left = -2;
+          }
+        }
+        return true;
+      },
+    },
   });
+  socket.write(`GET ${target.pathname.replace(/\/$/, '')}${path} HTTP/1.1\r\nHost: ${target.host}\r\n\r\n`);
+  return socket;
 }
 
 async function clientNode(): Promise<void> {
@@ -213,6 +287,9 @@ function rxkube(options: ListWatchOptions<KubeObject>): void {
 switch (mode) {
   case 'read':
     await reference(false, true);
+    break;
+  case 'read-http':
+    await reference(false, true, true);
     break;
   case 'parse':
     await reference(false);
