@@ -46,10 +46,13 @@ function podsHandler(seen: http.IncomingMessage[]): http.RequestListener {
   };
 }
 
-/** The paths node:http sends requests for, while `body` runs. */
-async function nodeHttpRequests(body: (paths: string[]) => Promise<void>): Promise<void> {
+/** The paths node:http sends requests to `port` for, while `body` runs (other tests' sources may still be sending theirs). */
+async function nodeHttpRequests(port: string, body: (paths: string[]) => Promise<void>): Promise<void> {
   const paths: string[] = [];
-  const onStart = (message: unknown) => paths.push((message as { request: http.ClientRequest }).request.path);
+  const onStart = (message: unknown) => {
+    const { request } = message as { request: http.ClientRequest };
+    if (String(request.getHeader('host')).endsWith(`:${port}`)) paths.push(request.path);
+  };
   diagnostics.subscribe('http.client.request.start', onStart);
   try {
     await body(paths);
@@ -95,7 +98,7 @@ describe('a watch read from its own connection (directGet), not through node:htt
     servers.push(server);
     const port = await listening(server);
     const events: ListWatchEvent[] = [];
-    await nodeHttpRequests(async (paths) => {
+    await nodeHttpRequests(port, async (paths) => {
       running = listWatch(kubeConfig(`https://localhost:${port}`, certificates.caCert, 'secret-token'), { version: 'v1', resource: 'pods' }, { scheduler: dilatedScheduler(100) }).subscribe((e) => events.push(e));
       await waitFor(() => events.some((e) => e.type === 'Modified'), 'the watch event');
       expect(paths.map((p) => new URL(p, 'http://x').searchParams.has('watch'))).to.deep.equal([false]);
@@ -147,7 +150,7 @@ describe('a watch read from its own connection (directGet), not through node:htt
     });
     const proxyPort = await listening(proxy);
     const events: ListWatchEvent[] = [];
-    await nodeHttpRequests(async (paths) => {
+    await nodeHttpRequests(apiPort, async (paths) => {
       running = listWatch(kubeConfig(`http://127.0.0.1:${apiPort}`, undefined, 't', `http://127.0.0.1:${proxyPort}`), { version: 'v1', resource: 'pods' }, { scheduler: dilatedScheduler(100) }).subscribe((e) => events.push(e));
       await waitFor(() => events.some((e) => e.type === 'Modified'), 'the watch event through the proxy');
       expect(paths.filter((p) => p.includes('watch='))).to.have.length(1);
