@@ -99,14 +99,10 @@ export class ResponseFraming {
         case State.Size:
           i = this.readSize(buf, i, end);
           break;
-        case State.Data: {
-          const to = Math.min(end, i + this.left);
-          this.left -= to - i;
+        case State.Data:
+          i = this.body(buf, i, end);
           if (this.left === 0) this.state = State.DataEnd;
-          this.handlers.body(buf, i, to);
-          i = to;
           break;
-        }
         case State.DataEnd: {
           // CRLF, or (leniently, as node:http reads it) a bare LF.
           const c = buf[i++];
@@ -120,14 +116,10 @@ export class ResponseFraming {
         case State.Trailers:
           i = this.readTrailer(buf, i, end);
           break;
-        case State.Length: {
-          const to = Math.min(end, i + this.left);
-          this.left -= to - i;
-          this.handlers.body(buf, i, to);
-          i = to;
+        case State.Length:
+          i = this.body(buf, i, end);
           if (this.left === 0) this.finish();
           break;
-        }
         case State.UntilClose:
           this.handlers.body(buf, i, end);
           i = end;
@@ -205,12 +197,30 @@ export class ResponseFraming {
     }
   }
 
-  private readSize(buf: Buffer, i: number, end: number): number {
+  /** Hands on the body's bytes from `i`, up to the `left` still due; returns where it stopped. */
+  private body(buf: Buffer, i: number, end: number): number {
+    const to = Math.min(end, i + this.left);
+    this.left -= to - i;
+    this.handlers.body(buf, i, to);
+    return to;
+  }
+
+  /**
+   * Adds the bytes from `i` up to the next LF to `line` (at most `limit`
+   * chars, else `tooLong` is thrown); returns just past the LF, or -1 when
+   * the line goes on past `end`.
+   */
+  private readLine(buf: Buffer, i: number, end: number, limit: number, tooLong: string): number {
     const lf = buf.indexOf(LF, i);
     const to = lf === -1 || lf >= end ? end : lf;
     this.line += buf.toString('latin1', i, to);
-    if (this.line.length > MAX_SIZE_LINE) throw new ResponseFramingError('a chunk-size line longer than 1024 bytes');
-    if (to === end) return end;
+    if (this.line.length > limit) throw new ResponseFramingError(tooLong);
+    return to === end ? -1 : to + 1;
+  }
+
+  private readSize(buf: Buffer, i: number, end: number): number {
+    const next = this.readLine(buf, i, end, MAX_SIZE_LINE, `a chunk-size line longer than ${MAX_SIZE_LINE} bytes`);
+    if (next === -1) return end;
     const text = this.line.endsWith('\r') ? this.line.slice(0, -1) : this.line;
     this.line = '';
     // Extensions after ';' are allowed, and ignored.
@@ -224,18 +234,15 @@ export class ResponseFraming {
       this.left = n;
       this.state = State.Data;
     }
-    return to + 1;
+    return next;
   }
 
   private readTrailer(buf: Buffer, i: number, end: number): number {
-    const lf = buf.indexOf(LF, i);
-    const to = lf === -1 || lf >= end ? end : lf;
-    this.line += buf.toString('latin1', i, to);
-    if (this.line.length > MAX_HEAD_BYTES) throw new ResponseFramingError(`trailers larger than ${MAX_HEAD_BYTES} bytes`);
-    if (to === end) return end;
+    const next = this.readLine(buf, i, end, MAX_HEAD_BYTES, `a trailer line longer than ${MAX_HEAD_BYTES} bytes`);
+    if (next === -1) return end;
     const text = this.line;
     this.line = '';
     if (text === '' || text === '\r') this.finish();
-    return to + 1;
+    return next;
   }
 }
