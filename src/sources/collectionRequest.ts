@@ -47,7 +47,6 @@ export async function openCollection(http: HttpSettings, query: URLSearchParams,
   const answered = host === undefined ? undefined : http.requests?.request({ method: 'GET', host, timed: verb === 'list' });
   try {
     const { url, options } = await requestTarget(http.kubeConfig, http.path, query, http.accept?.[verb] ?? 'application/json');
-    signal.throwIfAborted();
     if (verb === 'watch' && canSendDirectly(options)) return { kind: 'direct', url, options, answered: (status) => answered?.(status) };
     // List pages share kept connections; a watch holds its own for minutes, and is aborted, not read to its end, so its socket is never put back for reuse.
     const response = await sendGet(url, options, signal, verb === 'list' ? http.agent : undefined);

@@ -1,11 +1,11 @@
-import type { DirectWatch } from './collectionRequest.js';
+import { failedToOpen, type DirectWatch } from './collectionRequest.js';
 import { directGet } from './directGet.js';
 import { FAILURE_BODY_LIMIT, failureOf } from './http.js';
 import type { IdleWatchdog } from './idleWatchdog.js';
 import { describeError } from './listWatchFaults.js';
 import type { HttpSettings, WatchEnd, WatchLineHandler } from './listWatchTransport.js';
 import { ResponseFramingError, type ResponseHead } from './responseFraming.js';
-import { endOnce, watchLineReader } from './watchLines.js';
+import { endOnce, interruption, watchLineReader } from './watchLines.js';
 
 /**
  * One watch sent by `directGet` and read to its end, as `readWatch` reads
@@ -17,8 +17,7 @@ import { endOnce, watchLineReader } from './watchLines.js';
 export function readDirectWatch(watch: DirectWatch, handler: WatchLineHandler, request: AbortController, activity: IdleWatchdog, http: HttpSettings): Promise<WatchEnd> {
   return new Promise<WatchEnd>((resolve) => {
     const { finish, ended } = endOnce(request, resolve);
-    /** Why the watch stopped, when the watchdog or the source stopped it. */
-    const interrupted = (): WatchEnd | undefined => (activity.idle() ? { kind: 'idle' } : http.signal.aborted ? { kind: 'aborted' } : undefined);
+    const interrupted = () => interruption(activity, http.signal);
     const reader = watchLineReader(handler, finish, ended, http.maxObjectBytes, http.codec, true);
     let head: ResponseHead | undefined;
     /** A failed answer's body, as it comes (copied: the socket's buffer is read into again). */
@@ -59,7 +58,7 @@ export function readDirectWatch(watch: DirectWatch, handler: WatchLineHandler, r
       closed: (error) => {
         if (head === undefined) {
           watch.answered(0);
-          return finish(interrupted() ?? { kind: 'error', reason: `watch request failed: ${describeError(error ?? new Error('the connection closed'))}` });
+          return finish(interrupted() ?? failedToOpen(error ?? new Error('the connection closed'), 'watch'));
         }
         if (failed !== undefined) return finish(interrupted() ?? { kind: 'failed', failure: failure() });
         // Bytes that are not HTTP/1.1 say more than a broken connection does.

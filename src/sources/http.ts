@@ -121,7 +121,7 @@ export function failureOf(code: number, retryAfterHeader: string | undefined, bo
   } catch {
     // Not a Status body (a proxy's HTML page, say): the raw text is the message.
   }
-  const failure: FailedResponse = { code, reason, message, retryAfterSeconds: retryAfterHeader !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined };
+  const failure: FailedResponse = { code, reason, message, retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined };
   if (tooLarge) failure.tooLargeResourceVersion = true;
   return failure;
 }

@@ -1,4 +1,5 @@
 import type { CompactCodec } from './compactCodec.js';
+import type { IdleWatchdog } from './idleWatchdog.js';
 import type { WatchEnd, WatchLineHandler } from './listWatchTransport.js';
 import { WatchLineReader } from './watchLineReader.js';
 
@@ -51,4 +52,11 @@ export function endOnce(request: AbortController, resolve: (end: WatchEnd) => vo
     },
     ended: () => ended,
   };
+}
+
+/** How a watch ended when the watchdog (`idle`) or the source (`aborted`, `stop`) cut it off; undefined when neither did. */
+export function interruption(activity: IdleWatchdog, stop: AbortSignal): WatchEnd | undefined {
+  if (activity.idle()) return { kind: 'idle' };
+  if (stop.aborted) return { kind: 'aborted' };
+  return undefined;
 }

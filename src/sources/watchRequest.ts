@@ -3,7 +3,7 @@ import { readFailure } from './http.js';
 import { idleWatchdog, type IdleWatchdog } from './idleWatchdog.js';
 import { openCollection, requestAbort } from './collectionRequest.js';
 import { readDirectWatch } from './directWatch.js';
-import { endOnce, watchLineReader } from './watchLines.js';
+import { endOnce, interruption, watchLineReader } from './watchLines.js';
 import { describeError } from './listWatchFaults.js';
 import type { HttpSettings, WatchEnd, WatchLineHandler } from './listWatchTransport.js';
 import type { CompactCodec } from './compactCodec.js';
@@ -19,11 +19,7 @@ export async function readWatch(http: HttpSettings, query: URLSearchParams, hand
   try {
     const opened = await openCollection(http, query, 'watch', controller.signal);
     if (opened.kind === 'direct') return await readDirectWatch(opened, handler, controller, watchdog, http);
-    if (opened.kind !== 'ok') {
-      if (watchdog.idle()) return { kind: 'idle' };
-      if (http.signal.aborted) return { kind: 'aborted' };
-      return opened;
-    }
+    if (opened.kind !== 'ok') return interruption(watchdog, http.signal) ?? opened;
     if (opened.response.statusCode !== 200) return { kind: 'failed', failure: await readFailure(opened.response) };
     handler.opened?.();
     return await readWatchResponse(opened.response, handler, controller, watchdog, http.signal, http.maxObjectBytes, http.codec);
@@ -69,11 +65,7 @@ function readWatchResponse(
       }
       finish({ kind: 'closed' });
     });
-    response.on('close', () => {
-      if (activity.idle()) finish({ kind: 'idle' });
-      else if (stop.aborted) finish({ kind: 'aborted' });
-      else finish({ kind: 'dropped' });
-    });
+    response.on('close', () => finish(interruption(activity, stop) ?? { kind: 'dropped' }));
     response.on('error', () => {
       // 'close' follows and says how it ended; the error is the dropped socket.
     });
