@@ -79,6 +79,11 @@ export function directGet(url: URL, options: https.RequestOptions, signal: Abort
     handlers.closed(err as Error);
     return;
   }
+  // Stopped already (while the kubeconfig gave its credentials, say): no connection is opened only to be closed.
+  if (signal.aborted) {
+    handlers.closed(undefined);
+    return;
+  }
   let failure: Error | undefined;
   let closed = false;
   const fail = (err: unknown) => {
@@ -112,8 +117,7 @@ export function directGet(url: URL, options: https.RequestOptions, signal: Abort
   const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
   const socket: net.Socket = secure ? tls.connect({ ...tlsOptions(options, host), host, port, ALPNProtocols: ['http/1.1'], onread } as tls.ConnectionOptions) : net.connect({ host, port, onread });
   const abort = () => socket.destroy();
-  if (signal.aborted) abort();
-  else signal.addEventListener('abort', abort, { once: true });
+  signal.addEventListener('abort', abort, { once: true });
   socket.setNoDelay(true);
   socket.on('error', (err) => {
     failure ??= err;

@@ -171,6 +171,36 @@ describe('a watch read from its own connection (directGet), not through node:htt
     expect(connections).to.equal(0);
   });
 
+  it('opens no connection for a request stopped before it was sent', async () => {
+    let connections = 0;
+    const server = http.createServer((_req, res) => res.end());
+    server.on('connection', () => connections++);
+    servers.push(server);
+    const port = await listening(server);
+    const stopped = new AbortController();
+    stopped.abort();
+    // Every socket net.connect makes, connected or not, counted while directGet runs (synchronously: no other test's socket can come in between).
+    let sockets = 0;
+    const onSocket = () => sockets++;
+    let closed: { error: Error | undefined; head: boolean } | undefined;
+    let head = false;
+    diagnostics.subscribe('net.client.socket', onSocket);
+    try {
+      directGet(new URL(`http://127.0.0.1:${port}/api/v1/pods?watch=1`), { agent: new http.Agent() }, stopped.signal, {
+        head: () => (head = true),
+        body: () => {},
+        end: () => {},
+        closed: (error) => (closed = { error, head }),
+      });
+    } finally {
+      diagnostics.unsubscribe('net.client.socket', onSocket);
+    }
+    expect(sockets).to.equal(0);
+    expect(closed).to.deep.equal({ error: undefined, head: false });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(connections).to.equal(0);
+  });
+
   it('names a refused connection, and bytes that are not HTTP', async () => {
     const closed = net.createServer();
     const closedPort = await listening(closed);
