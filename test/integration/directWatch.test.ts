@@ -82,6 +82,14 @@ const closing = (server: net.Server) => new Promise((resolve) => server.close(re
 describe('a watch read from its own connection (directGet), not through node:http', () => {
   const servers: net.Server[] = [];
   let running: Subscription | undefined;
+  /** A server that answers anything empty, and counts the connections made to it. */
+  const countingServer = async (): Promise<{ port: string; connections: () => number }> => {
+    let connections = 0;
+    const server = http.createServer((_req, res) => res.end());
+    server.on('connection', () => connections++);
+    servers.push(server);
+    return { port: await listening(server), connections: () => connections };
+  };
   afterEach(async () => {
     running?.unsubscribe();
     running = undefined;
@@ -160,23 +168,15 @@ describe('a watch read from its own connection (directGet), not through node:htt
   });
 
   it('refuses a header node:http would refuse, naming it, without connecting', async () => {
-    let connections = 0;
-    const server = http.createServer((_req, res) => res.end());
-    server.on('connection', () => connections++);
-    servers.push(server);
-    const port = await listening(server);
+    const { port, connections } = await countingServer();
     const got = await get(`http://127.0.0.1:${port}/api/v1/pods?watch=1`, { headers: { 'X-Token': 'a\r\nInjected: yes' }, agent: new http.Agent() });
     expect(got.error).to.be.instanceOf(TypeError);
     expect(got.error?.message).to.equal('invalid character in the value of header "X-Token"');
-    expect(connections).to.equal(0);
+    expect(connections()).to.equal(0);
   });
 
   it('opens no connection for a request stopped before it was sent', async () => {
-    let connections = 0;
-    const server = http.createServer((_req, res) => res.end());
-    server.on('connection', () => connections++);
-    servers.push(server);
-    const port = await listening(server);
+    const { port, connections } = await countingServer();
     const stopped = new AbortController();
     stopped.abort();
     // Every socket net.connect makes, connected or not, counted while directGet runs (synchronously: no other test's socket can come in between).
@@ -198,7 +198,7 @@ describe('a watch read from its own connection (directGet), not through node:htt
     expect(sockets).to.equal(0);
     expect(closed).to.deep.equal({ error: undefined, head: false });
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(connections).to.equal(0);
+    expect(connections()).to.equal(0);
   });
 
   it('names a refused connection, and bytes that are not HTTP', async () => {
