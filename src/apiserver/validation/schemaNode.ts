@@ -1,5 +1,6 @@
 import { RE2JS } from '@bufbuild/re2';
 import { isPlainObject } from '../../util/json.js';
+import { escapePropertyName } from './cel/escaping.js';
 import { stringFormatCheck } from './formats.js';
 
 /**
@@ -20,6 +21,10 @@ export interface SchemaNode {
   readonly preserveUnknown: boolean;
   readonly embedded: boolean;
   readonly properties: ReadonlyMap<string, SchemaNode> | undefined;
+  /** Each property's name as CEL rules read it (kube's escaping; undefined: rules cannot read it). */
+  readonly celNames: ReadonlyMap<string, string | undefined> | undefined;
+  /** The properties by the names CEL rules read them by. */
+  readonly celProperties: ReadonlyMap<string, SchemaNode> | undefined;
   readonly additional: SchemaNode | undefined;
   /** `additionalProperties: true`: keep every field. */
   readonly additionalAny: boolean;
@@ -79,6 +84,12 @@ export function compileSchemaNode(raw: Schema): SchemaNode {
   const properties = isPlainObject(raw.properties)
     ? new Map(Object.entries(raw.properties).filter(([, s]) => isPlainObject(s)).map(([name, s]) => [name, compileSchemaNode(s as Schema)] as const))
     : undefined;
+  const celNames = properties === undefined ? undefined : new Map([...properties.keys()].map((name) => [name, escapePropertyName(name)] as const));
+  const celProperties = new Map<string, SchemaNode>();
+  for (const [name, s] of properties ?? []) {
+    const escaped = celNames?.get(name);
+    if (escaped !== undefined) celProperties.set(escaped, s);
+  }
   const additional = isPlainObject(raw.additionalProperties) ? compileSchemaNode(raw.additionalProperties) : undefined;
   const items = isPlainObject(raw.items) ? compileSchemaNode(raw.items) : undefined;
   const children = [...(properties?.values() ?? []), ...(additional === undefined ? [] : [additional]), ...(items === undefined ? [] : [items])];
@@ -93,6 +104,8 @@ export function compileSchemaNode(raw: Schema): SchemaNode {
     preserveUnknown: raw['x-kubernetes-preserve-unknown-fields'] === true,
     embedded: raw['x-kubernetes-embedded-resource'] === true,
     properties,
+    celNames,
+    celProperties: properties === undefined ? undefined : celProperties,
     additional,
     additionalAny: raw.additionalProperties === true,
     items,

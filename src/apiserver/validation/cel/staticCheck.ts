@@ -49,7 +49,7 @@ function closed(node: SchemaNode): boolean {
 function fieldOf(node: Typed, field: string, isRootObject: boolean): Typed | undefined {
   if (node === 'dyn') return 'dyn';
   if (node.type === 'object' || node.properties !== undefined || node.additional !== undefined) {
-    const declared = node.properties?.get(field);
+    const declared = node.celProperties?.get(field);
     if (declared !== undefined) return declared;
     if (isRootObject && field === 'metadata') return rootMetadata;
     if ((isRootObject || node.embedded) && objectMetaFields.has(field)) return 'dyn';
