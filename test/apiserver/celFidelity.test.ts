@@ -100,3 +100,99 @@ describe('CEL: property names escaped as kube escapes them', () => {
     expect(refusal({ type: 'object', properties: { 'x:y': { type: 'string' } }, 'x-kubernetes-validations': [rule('has(self.x__colon__y)')] })[0]).to.contain("undefined field 'x__colon__y'");
   });
 });
+
+describe('Schemas: allOf, anyOf, oneOf and not', () => {
+  // The shape of a Gateway's spec.addresses items: kubernetes-sigs/gateway-api v1.6.1,
+  // config/crd/standard/gateway.networking.k8s.io_gateways.yaml (descriptions and the rule left out).
+  const addresses = {
+    type: 'object',
+    properties: {
+      addresses: {
+        type: 'array',
+        maxItems: 16,
+        items: {
+          type: 'object',
+          oneOf: [{ properties: { type: { enum: ['IPAddress'] }, value: { anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] } } }, { properties: { type: { not: { enum: ['IPAddress'] } } } }],
+          properties: { type: { type: 'string', default: 'IPAddress', maxLength: 253, minLength: 1 }, value: { type: 'string', maxLength: 253 } },
+        },
+      },
+    },
+  };
+
+  it('oneOf of anyOf: a Gateway address that is no IP is refused with kube-openapi\'s messages and the best branch\'s errors', () => {
+    const c = compiled(addresses);
+    expect(messages(c, { addresses: [{ value: '1.2.3.4' }, { type: 'IPAddress', value: '::1' }, { type: 'Hostname', value: 'example.com' }] })).to.deep.equal([]);
+    expect(messages(c, { addresses: [{ type: 'IPAddress', value: '1.2.3.4:8080' }] })).to.deep.equal([
+      '<nil>: Invalid value: "": "spec.addresses[0]" must validate one and only one schema (oneOf). Found none valid',
+      '<nil>: Invalid value: "": "spec.addresses[0].value" must validate at least one schema (anyOf)',
+      'spec.addresses[0].value: Invalid value: "1.2.3.4:8080": spec.addresses[0].value in body must be of type ipv4: "1.2.3.4:8080"',
+    ]);
+  });
+
+  it('oneOf: two valid branches are refused too; allOf reports every failing branch; not refuses what its schema accepts', () => {
+    const c = compiled({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' }, n: { type: 'integer' }, s: { type: 'string' } },
+      oneOf: [{ required: ['a'] }, { required: ['b'] }],
+    });
+    expect(messages(c, { a: 'x' })).to.deep.equal([]);
+    expect(messages(c, { a: 'x', b: 'y' })).to.deep.equal(['<nil>: Invalid value: "": "spec" must validate one and only one schema (oneOf). Found 2 valid alternatives']);
+    expect(messages(c, {})).to.deep.equal(['<nil>: Invalid value: "": "spec" must validate one and only one schema (oneOf). Found none valid', 'spec.a: Required value']);
+    const all = compiled({ type: 'object', properties: { n: { type: 'integer', allOf: [{ minimum: 2 }, { maximum: 5 }, { multipleOf: 2 }] }, s: { type: 'string', not: { pattern: '^x' } } } });
+    expect(messages(all, { n: 4, s: 'ab' })).to.deep.equal([]);
+    expect(messages(all, { n: 7, s: 'xy' })).to.deep.equal([
+      'spec.n: Invalid value: 7: spec.n in body should be less than or equal to 5',
+      'spec.n: Invalid value: 7: spec.n in body should be a multiple of 2',
+      '<nil>: Invalid value: "": "spec.n" must validate all the schemas (allOf)',
+      '<nil>: Invalid value: "": "spec.s" must not validate the schema (not)',
+    ]);
+    expect(messages(all, { n: 1 })).to.deep.include('<nil>: Invalid value: "": "spec.n" must validate all the schemas (allOf)');
+    const none = compiled({ type: 'object', properties: { n: { type: 'integer', allOf: [{ minimum: 2 }, { minimum: 3 }] } } });
+    expect(messages(none, { n: 1 })).to.include('<nil>: Invalid value: "": "spec.n" must validate all the schemas (allOf). None validated');
+  });
+
+  it('accepts int-or-string\'s anyOf of integer and string, and checks it', () => {
+    const port = { type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }], allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { not: { enum: [0] } }] } } };
+    expect(refusal(port)).to.deep.equal([]);
+    expect(refusal({ type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string', maxLength: 3 }] } } })).to.deep.equal([
+      `${schemaPath}.properties[spec].properties[port].anyOf[1].type: Forbidden: must be empty to be structural`,
+      `${schemaPath}.properties[spec].properties[port].anyOf[0].type: Forbidden: must be empty to be structural`,
+    ].sort());
+    const c = compiled(port);
+    expect(messages(c, { port: 80 })).to.deep.equal([]);
+    expect(messages(c, { port: 'http' })).to.deep.equal([]);
+    expect(messages(c, { port: 0 })).to.deep.equal(['<nil>: Invalid value: "": "spec.port" must not validate the schema (not)', '<nil>: Invalid value: "": "spec.port" must validate all the schemas (allOf)']);
+    expect(messages(c, { port: 1.5 })).to.deep.include('<nil>: Invalid value: "": "spec.port" must validate at least one schema (anyOf)');
+  });
+
+  it('refuses, on CRD creation, types, defaults and other keywords inside them, and properties the structural schema lacks, in kube\'s words and order', () => {
+    const at = `${schemaPath}.properties[spec]`;
+    expect(
+      refusal({
+        type: 'object',
+        properties: { a: { type: 'string' } },
+        anyOf: [{ type: 'object', required: ['a'] }, { properties: { a: { default: 'x', description: 'd', nullable: true }, b: { maxLength: 3 }, metadata: {} } }],
+        oneOf: [{ additionalProperties: { type: 'string' }, 'x-kubernetes-preserve-unknown-fields': true, 'x-kubernetes-validations': [rule('true')] }],
+        not: { items: { 'x-kubernetes-list-type': 'set' }, 'x-kubernetes-map-type': 'atomic', title: 't' },
+      }),
+    ).to.deep.equal([
+      `${at}.anyOf[0].type: Forbidden: must be empty to be structural`,
+      `${at}.anyOf[1].properties[a].default: Forbidden: must be undefined to be structural`,
+      `${at}.anyOf[1].properties[a].description: Forbidden: must be empty to be structural`,
+      `${at}.anyOf[1].properties[a].nullable: Forbidden: must be false to be structural`,
+      `${at}.anyOf[1].properties[metadata]: Forbidden: must not be specified in a nested context`,
+      `${at}.not.items.x-kubernetes-list-type: Forbidden: must be undefined to be structural`,
+      `${at}.not.title: Forbidden: must be empty to be structural`,
+      `${at}.not.x-kubernetes-map-type: Forbidden: must be undefined to be structural`,
+      `${at}.oneOf[0].additionalProperties: Forbidden: must be undefined to be structural`,
+      `${at}.oneOf[0].x-kubernetes-preserve-unknown-fields: Forbidden: must be false to be structural`,
+      `${at}.oneOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural`,
+    ]);
+    const rootAt = schemaPath;
+    expect(schemaErrors({ type: 'object', properties: { spec: { type: 'object' } }, anyOf: [{ properties: { spec: { properties: { x: { minLength: 1 } } }, status: {} } }, { properties: { list: { items: {} } } }] }, schemaPath).map(shown)).to.deep.equal([
+      `${rootAt}.properties[list]: Required value: because it is defined in ${rootAt}.anyOf[1].properties[list]`,
+      `${rootAt}.properties[spec].properties[x]: Required value: because it is defined in ${rootAt}.anyOf[0].properties[spec].properties[x]`,
+      `${rootAt}.properties[status]: Required value: because it is defined in ${rootAt}.anyOf[0].properties[status]`,
+    ]);
+  });
+});

@@ -50,12 +50,31 @@ export interface SchemaNode {
   readonly listMapKeys: readonly string[];
   readonly mapType: string | undefined;
   readonly defaults: readonly (readonly [string, unknown])[];
+  /** The value validations under `allOf`, `anyOf`, `oneOf` and `not`, or undefined when the level has none. */
+  readonly combinators: Combinators | undefined;
   /** Whether this level or one below declares `x-kubernetes-list-type` set or map. */
   readonly hasListTypes: boolean;
   /** Whether this level or one below declares `x-kubernetes-validations`. */
   readonly hasRules: boolean;
   /** Whether this level or one below is an `x-kubernetes-embedded-resource`. */
   readonly hasEmbedded: boolean;
+}
+
+export interface Combinators {
+  readonly allOf: readonly SchemaNode[];
+  readonly anyOf: readonly SchemaNode[];
+  readonly oneOf: readonly SchemaNode[];
+  readonly not: SchemaNode | undefined;
+}
+
+function branches(value: unknown): SchemaNode[] {
+  return Array.isArray(value) ? value.filter(isPlainObject).map((s) => compileSchemaNode(s as Schema)) : [];
+}
+
+function combinatorsOf(raw: Schema): Combinators | undefined {
+  const combinators = { allOf: branches(raw.allOf), anyOf: branches(raw.anyOf), oneOf: branches(raw.oneOf), not: isPlainObject(raw.not) ? compileSchemaNode(raw.not) : undefined };
+  const none = combinators.allOf.length === 0 && combinators.anyOf.length === 0 && combinators.oneOf.length === 0 && combinators.not === undefined;
+  return none ? undefined : combinators;
 }
 
 function num(value: unknown): number | undefined {
@@ -129,6 +148,7 @@ export function compileSchemaNode(raw: Schema): SchemaNode {
     listType,
     listMapKeys: Array.isArray(raw['x-kubernetes-list-map-keys']) ? raw['x-kubernetes-list-map-keys'].filter((k): k is string => typeof k === 'string') : [],
     mapType: typeof raw['x-kubernetes-map-type'] === 'string' ? raw['x-kubernetes-map-type'] : undefined,
+    combinators: combinatorsOf(raw),
     defaults: properties === undefined ? [] : [...properties].filter(([, s]) => s.raw.default !== undefined).map(([name, s]) => [name, s.raw.default] as const),
     hasListTypes: listType === 'set' || listType === 'map' || children.some((c) => c.hasListTypes),
     hasRules: (Array.isArray(rules) && rules.length > 0) || children.some((c) => c.hasRules),
