@@ -196,3 +196,38 @@ describe('Schemas: allOf, anyOf, oneOf and not', () => {
     ]);
   });
 });
+
+describe('CEL: optional syntax and values', () => {
+  const spec = {
+    type: 'object',
+    properties: {
+      tls: { type: 'object', properties: { mode: { type: 'string' }, port: { type: 'integer' } } },
+      labels: { type: 'object', additionalProperties: { type: 'string' } },
+      list: { type: 'array', items: { type: 'string' } },
+    },
+  };
+  const passes = (text: string, value: Record<string, unknown>): void => {
+    expect(messages(compiled({ ...spec, 'x-kubernetes-validations': [rule(text)] }), value), text).to.deep.equal([]);
+  };
+
+  it('a.?b and a[?k]: an optional that has a value when the field, key or index exists, and chains', () => {
+    passes("self.?tls.?mode.orValue('none') == 'none' && !self.?tls.hasValue()", {});
+    passes("self.?tls.?mode.orValue('none') == 'strict' && self.tls.?port.hasValue() == false", { tls: { mode: 'strict' } });
+    passes("self.labels[?'app'].orValue('') == 'web' && !self.labels[?'x'].hasValue() && self.?labels['app'].value() == 'web'", { labels: { app: 'web' } });
+    passes("self.list[?1].orValue('none') == 'b' && !self.list[?5].hasValue() && self.?list[0] == optional.of('a')", { list: ['a', 'b'] });
+    passes("optional.none().or(optional.of(2)).value() == 2 && !optional.ofNonZeroValue('').hasValue() && optional.ofNonZeroValue(1).hasValue()", {});
+    passes("'.?' == '.' + '?' && \"[?\" != ''", {});
+  });
+
+  it('a chained selection on an optional that has a value needs the field: no such key', () => {
+    const c = compiled({ ...spec, 'x-kubernetes-validations': [rule("self.?tls.mode != optional.of('b')")] });
+    expect(messages(c, {})).to.deep.equal([]);
+    expect(messages(c, { tls: { mode: 'b' } })).to.have.length(1);
+    expect(messages(c, { tls: { port: 1 } })).to.deep.equal(['spec: Invalid value: "object": no such key: mode evaluating rule: self.?tls.mode != optional.of(\'b\')']);
+  });
+
+  it('refuses an optional selection of a field the schema does not declare, and optional list entries', () => {
+    expect(refusal({ ...spec, 'x-kubernetes-validations': [rule('self.?nope.hasValue()')] })[0]).to.contain("compilation failed: ERROR: <input>:1:5: undefined field 'nope'");
+    expect(refusal({ ...spec, 'x-kubernetes-validations': [rule('size([?self.?tls]) == 1')] })[0]).to.contain('optional list elements and map entries');
+  });
+});
