@@ -2,6 +2,7 @@ import { isPlainObject } from '../../util/json.js';
 import type { FieldError } from '../api/statusError.js';
 import { compileRules, type CompiledRules } from './cel/compileRules.js';
 import { evaluateRules } from './cel/evaluateRules.js';
+import { combinatorSchemaErrors } from './combinatorSchemaChecks.js';
 import { embeddedResourceErrors } from './embedded.js';
 import { listTypeErrors } from './listTypes.js';
 import { pruneAndDefault } from './prune.js';
@@ -39,11 +40,11 @@ export function compileSchema(schema: unknown, schemaPath = 'spec.validation.ope
   return { root, rules: compileRules(root, schemaPath) };
 }
 
-/** What kube would reject in a version's schema: its keywords (see schemaChecks.ts), then its CEL rules. */
+/** What kube would reject in a version's schema: its combinators and keywords (see combinatorSchemaChecks.ts, schemaChecks.ts), then its CEL rules. */
 export function schemaErrors(schema: unknown, schemaPath: string): FieldError[] {
   const compiled = compileSchema(schema, schemaPath);
   if (compiled === undefined) return [];
-  return [...schemaKeywordErrors(compiled.root, schemaPath), ...compiled.rules.errors];
+  return [...combinatorSchemaErrors(compiled.root, schemaPath), ...schemaKeywordErrors(compiled.root, schemaPath), ...compiled.rules.errors];
 }
 
 function blocks(error: FieldError): boolean {

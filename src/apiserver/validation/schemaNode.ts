@@ -1,5 +1,6 @@
 import { RE2JS } from '@bufbuild/re2';
 import { isPlainObject } from '../../util/json.js';
+import { escapePropertyName } from './cel/escaping.js';
 import { stringFormatCheck } from './formats.js';
 
 /**
@@ -20,6 +21,10 @@ export interface SchemaNode {
   readonly preserveUnknown: boolean;
   readonly embedded: boolean;
   readonly properties: ReadonlyMap<string, SchemaNode> | undefined;
+  /** Each property's name as CEL rules read it (kube's escaping; undefined: rules cannot read it). */
+  readonly celNames: ReadonlyMap<string, string | undefined> | undefined;
+  /** The properties by the names CEL rules read them by. */
+  readonly celProperties: ReadonlyMap<string, SchemaNode> | undefined;
   readonly additional: SchemaNode | undefined;
   /** `additionalProperties: true`: keep every field. */
   readonly additionalAny: boolean;
@@ -45,12 +50,31 @@ export interface SchemaNode {
   readonly listMapKeys: readonly string[];
   readonly mapType: string | undefined;
   readonly defaults: readonly (readonly [string, unknown])[];
+  /** The value validations under `allOf`, `anyOf`, `oneOf` and `not`, or undefined when the level has none. */
+  readonly combinators: Combinators | undefined;
   /** Whether this level or one below declares `x-kubernetes-list-type` set or map. */
   readonly hasListTypes: boolean;
   /** Whether this level or one below declares `x-kubernetes-validations`. */
   readonly hasRules: boolean;
   /** Whether this level or one below is an `x-kubernetes-embedded-resource`. */
   readonly hasEmbedded: boolean;
+}
+
+export interface Combinators {
+  readonly allOf: readonly SchemaNode[];
+  readonly anyOf: readonly SchemaNode[];
+  readonly oneOf: readonly SchemaNode[];
+  readonly not: SchemaNode | undefined;
+}
+
+function branches(value: unknown): SchemaNode[] {
+  return Array.isArray(value) ? value.filter(isPlainObject).map((s) => compileSchemaNode(s as Schema)) : [];
+}
+
+function combinatorsOf(raw: Schema): Combinators | undefined {
+  const combinators = { allOf: branches(raw.allOf), anyOf: branches(raw.anyOf), oneOf: branches(raw.oneOf), not: isPlainObject(raw.not) ? compileSchemaNode(raw.not) : undefined };
+  const none = combinators.allOf.length === 0 && combinators.anyOf.length === 0 && combinators.oneOf.length === 0 && combinators.not === undefined;
+  return none ? undefined : combinators;
 }
 
 function num(value: unknown): number | undefined {
@@ -79,6 +103,12 @@ export function compileSchemaNode(raw: Schema): SchemaNode {
   const properties = isPlainObject(raw.properties)
     ? new Map(Object.entries(raw.properties).filter(([, s]) => isPlainObject(s)).map(([name, s]) => [name, compileSchemaNode(s as Schema)] as const))
     : undefined;
+  const celNames = properties === undefined ? undefined : new Map([...properties.keys()].map((name) => [name, escapePropertyName(name)] as const));
+  const celProperties = new Map<string, SchemaNode>();
+  for (const [name, s] of properties ?? []) {
+    const escaped = celNames?.get(name);
+    if (escaped !== undefined) celProperties.set(escaped, s);
+  }
   const additional = isPlainObject(raw.additionalProperties) ? compileSchemaNode(raw.additionalProperties) : undefined;
   const items = isPlainObject(raw.items) ? compileSchemaNode(raw.items) : undefined;
   const children = [...(properties?.values() ?? []), ...(additional === undefined ? [] : [additional]), ...(items === undefined ? [] : [items])];
@@ -93,6 +123,8 @@ export function compileSchemaNode(raw: Schema): SchemaNode {
     preserveUnknown: raw['x-kubernetes-preserve-unknown-fields'] === true,
     embedded: raw['x-kubernetes-embedded-resource'] === true,
     properties,
+    celNames,
+    celProperties: properties === undefined ? undefined : celProperties,
     additional,
     additionalAny: raw.additionalProperties === true,
     items,
@@ -116,6 +148,7 @@ export function compileSchemaNode(raw: Schema): SchemaNode {
     listType,
     listMapKeys: Array.isArray(raw['x-kubernetes-list-map-keys']) ? raw['x-kubernetes-list-map-keys'].filter((k): k is string => typeof k === 'string') : [],
     mapType: typeof raw['x-kubernetes-map-type'] === 'string' ? raw['x-kubernetes-map-type'] : undefined,
+    combinators: combinatorsOf(raw),
     defaults: properties === undefined ? [] : [...properties].filter(([, s]) => s.raw.default !== undefined).map(([name, s]) => [name, s.raw.default] as const),
     hasListTypes: listType === 'set' || listType === 'map' || children.some((c) => c.hasListTypes),
     hasRules: (Array.isArray(rules) && rules.length > 0) || children.some((c) => c.hasRules),

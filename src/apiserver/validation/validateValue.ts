@@ -1,14 +1,15 @@
 import { isPlainObject, jsonEqual } from '../../util/json.js';
 import type { FieldError } from '../api/statusError.js';
 import { goBound, goFloat, goQuote, goShown } from './goText.js';
-import type { SchemaNode } from './schemaNode.js';
+import type { Combinators, SchemaNode } from './schemaNode.js';
 
 /**
  * The OpenAPI v3 keywords of a structural schema checked on a value, with
  * the messages of kube-openapi's validator as kube-apiserver 1.32 turns
  * them into field errors (`spec.size: Invalid value: 0: spec.size in body
  * should be greater than or equal to 1`, `Unsupported value`, `Required
- * value`, `Too long`, `Too many`). On an update, a level whose value equals
+ * value`, `Too long`, `Too many`), and the combinators allOf, anyOf, oneOf
+ * and not. On an update, a level whose value equals
  * the stored one is not checked again (kube's validation ratcheting): an
  * object stored before a schema got stricter can still be updated
  * elsewhere.
@@ -46,6 +47,8 @@ function isWhole(value: number): boolean {
 
 interface Sink {
   errors: FieldError[];
+  /** Levels checked: kube-openapi's MatchCount, which picks the failing branch of an anyOf or oneOf whose errors are shown. */
+  visits: number;
 }
 
 function invalid(sink: Sink, field: string, value: unknown, detail: string): void {
@@ -157,13 +160,80 @@ function checkObject(node: SchemaNode, value: Record<string, unknown>, name: str
   }
 }
 
+/** An error kube-openapi reports as a plain error, which kube turns into an Invalid without a field. */
+function composite(sink: Sink, detail: string): void {
+  sink.errors.push({ field: '<nil>', type: 'Invalid value', shown: '""', detail });
+}
+
+function merge(sink: Sink, result: Sink): void {
+  sink.errors.push(...result.errors);
+  sink.visits += result.visits;
+}
+
+/**
+ * allOf, anyOf, oneOf and not, as kube-openapi checks them: each branch
+ * checked on its own; a failing anyOf or oneOf reports its message and
+ * the errors of the failing branch that checked the most, an allOf the
+ * errors of every branch.
+ */
+function checkCombinators(combinators: Combinators, value: unknown, name: string, sink: Sink, root: boolean): void {
+  const branch = (node: SchemaNode): Sink => {
+    const result: Sink = { errors: [], visits: 0 };
+    validateNode(node, value, name, undefined, result, root);
+    return result;
+  };
+  const best = (current: Sink | undefined, result: Sink): Sink => (current === undefined || result.visits > current.visits ? result : current);
+  if (combinators.anyOf.length > 0) {
+    let failures: Sink | undefined;
+    let succeeded = false;
+    for (const node of combinators.anyOf) {
+      const result = branch(node);
+      if (result.errors.length === 0) {
+        succeeded = true;
+        failures = undefined;
+        break;
+      }
+      failures = best(failures, result);
+    }
+    if (!succeeded) composite(sink, `${goQuote(name)} must validate at least one schema (anyOf)`);
+    if (failures !== undefined) merge(sink, failures);
+  }
+  if (combinators.oneOf.length > 0) {
+    let failures: Sink | undefined;
+    let validated = 0;
+    for (const node of combinators.oneOf) {
+      const result = branch(node);
+      if (result.errors.length === 0) {
+        validated += 1;
+        failures = undefined;
+      } else if (validated === 0) failures = best(failures, result);
+    }
+    if (validated !== 1) {
+      composite(sink, `${goQuote(name)} must validate one and only one schema (oneOf). ${validated === 0 ? 'Found none valid' : `Found ${validated} valid alternatives`}`);
+      if (failures !== undefined) merge(sink, failures);
+    }
+  }
+  if (combinators.allOf.length > 0) {
+    let validated = 0;
+    for (const node of combinators.allOf) {
+      const result = branch(node);
+      if (result.errors.length === 0) validated += 1;
+      merge(sink, result);
+    }
+    if (validated !== combinators.allOf.length) composite(sink, `${goQuote(name)} must validate all the schemas (allOf)${validated === 0 ? '. None validated' : ''}`);
+  }
+  if (combinators.not !== undefined && branch(combinators.not).errors.length === 0) composite(sink, `${goQuote(name)} must not validate the schema (not)`);
+}
+
 function validateNode(node: SchemaNode, value: unknown, name: string, old: unknown, sink: Sink, root: boolean): void {
   if (old !== undefined && (value === old || jsonEqual(value, old))) return;
+  sink.visits += 1;
   const typed = checkType(node, value, name, sink);
   if (value === null) {
     checkEnum(node, value, name, sink);
     return;
   }
+  if (node.combinators !== undefined) checkCombinators(node.combinators, value, name, sink, root);
   if (typeof value === 'string') checkString(node, value, name, sink);
   else if (typeof value === 'number' && typed) checkNumber(node, value, name, sink);
   if (Array.isArray(value)) {
@@ -177,7 +247,7 @@ function validateNode(node: SchemaNode, value: unknown, name: string, old: unkno
 
 /** The field errors of `value` against the schema; `old` is the stored object on an update (for ratcheting). */
 export function validateValue(node: SchemaNode, value: unknown, old: unknown): FieldError[] {
-  const sink: Sink = { errors: [] };
+  const sink: Sink = { errors: [], visits: 0 };
   validateNode(node, value, '', old, sink, true);
   return sink.errors;
 }

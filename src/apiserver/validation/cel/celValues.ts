@@ -90,7 +90,14 @@ export function toCelValue(value: unknown, node: SchemaNode | undefined, root = 
         continue;
       }
     }
-    const schema = node.properties?.get(key) ?? node.additional;
+    const declared = node.properties?.get(key);
+    if (declared !== undefined) {
+      // Rules read a declared property by its escaped name, and cannot read one that has none.
+      const celName = node.celNames?.get(key);
+      if (celName !== undefined) out.set(celName, toCelValue(child, declared));
+      continue;
+    }
+    const schema = node.additional;
     if (schema !== undefined) out.set(key, toCelValue(child, schema));
     else if (node.preserveUnknown || node.additionalAny || node.properties === undefined) out.set(key, untyped(child));
   }

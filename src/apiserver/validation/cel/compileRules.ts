@@ -1,9 +1,10 @@
-import { celEnv, parse, plan, type CelEnv, type CelInput, type CelResult } from '@bufbuild/cel';
+import { celEnv, plan, type CelEnv, type CelInput, type CelResult } from '@bufbuild/cel';
 import { isPlainObject } from '../../../util/json.js';
 import type { FieldError } from '../../api/statusError.js';
 import { goQuote } from '../goText.js';
 import type { SchemaNode } from '../schemaNode.js';
 import { kubeFunctions, macroNames } from './library.js';
+import { parseWithOptionals, type Parsed } from './optionalSyntax.js';
 import { certainlyNotBool, certainlyNotString, staticCheck, usesVariable, type CheckIssue, type Expr } from './staticCheck.js';
 
 /**
@@ -79,9 +80,9 @@ interface Compiled {
 }
 
 function compileExpression(env: CelEnv, source: string, check: (expr: Expr, positions: Record<string, number>) => CheckIssue[]): Compiled {
-  let parsed: ReturnType<typeof parse>;
+  let parsed: Parsed;
   try {
-    parsed = parse(source);
+    parsed = parseWithOptionals(source);
   } catch (error) {
     return { error: parseError(source, error) };
   }

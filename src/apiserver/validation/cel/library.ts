@@ -1,8 +1,9 @@
-import { celFunc, celMethod, CelScalar, isCelMap, listType, mapType, type CelFunc, type CelList, type CelMap, type CelValue } from '@bufbuild/cel';
+import { celFunc, celMethod, CelScalar, isCelList, isCelMap, isCelUint, listType, mapType, type CelFunc, type CelList, type CelMap, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from '@bufbuild/re2';
 import { celCompare, celEquals } from './celValueOps.js';
 import { addressTests, formatAddress, masked, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './ip.js';
+import { optionalChain, optionalIndex, optionalSelect } from './optionalSyntax.js';
 import { integerToNanos, parseQuantity, quantityIsInteger, quantityToFloat, quantityToInteger } from './quantity.js';
 import { parseUrl, type ParsedUrl } from './url.js';
 
@@ -266,7 +267,7 @@ const ips: CelFunc[] = [
   }),
 ];
 
-// --- optionals (oldSelf with optionalOldSelf) -----------------------------------------------
+// --- optionals (optionalOldSelf, optional.of, a.?b, a[?k]) ------------------------------------
 
 function optionalParts(map: CelMap, name: string): { present: boolean; value: CelValue | undefined } {
   if (map.get(optionalTag) !== true) throw noOverload(name);
@@ -286,7 +287,46 @@ const optionals: CelFunc[] = [
     const { present, value } = optionalParts(this, 'orValue');
     return present ? (value as CelValue) : fallback;
   }),
+  celMethod('or', MAP, [MAP], MAP, function or(this: CelMap, other: CelMap) {
+    optionalParts(other, 'or');
+    return optionalParts(this, 'or').present ? this : other;
+  }),
+  celFunc('optional.of', [DYN], MAP, (value: CelValue) => optionalValue(value) as Tagged),
+  celFunc('optional.none', [], MAP, () => optionalValue(undefined) as Tagged),
+  celFunc('optional.ofNonZeroValue', [DYN], MAP, (value: CelValue) => optionalValue(isZero(value) ? undefined : value) as Tagged),
+  celFunc(optionalSelect, [DYN, DYN], MAP, (target: CelValue, key: CelValue) => optionalAccess(target, key, false, '_?._')),
+  celFunc(optionalIndex, [DYN, DYN], MAP, (target: CelValue, key: CelValue) => optionalAccess(target, key, false, '_[?_]')),
+  celFunc(optionalChain, [DYN, DYN], MAP, (target: CelValue, key: CelValue) => optionalAccess(target, key, true, '_[_]')),
 ];
+
+function isZero(value: CelValue): boolean {
+  if (value === null || value === false || value === '' || value === 0 || value === 0n) return true;
+  if (isCelUint(value)) return value.value === 0n;
+  if (value instanceof Uint8Array || isCelList(value) || isCelMap(value)) return (value instanceof Uint8Array ? value.length : value.size) === 0;
+  return false;
+}
+
+/** `a.?b` and `a[?k]` (strict: a selection on an optional, `a.?b.c`), on a map, list or an optional of one. */
+function optionalAccess(target: CelValue, key: CelValue, strict: boolean, name: string): Tagged {
+  let container = target;
+  if (isCelMap(container) && container.get(optionalTag) === true) {
+    const { present, value } = optionalParts(container, name);
+    if (!present) return optionalValue(undefined) as Tagged;
+    container = value as CelValue;
+  }
+  let found: CelValue | undefined;
+  if (isCelMap(container)) {
+    if (typeof key !== 'string' && typeof key !== 'bigint' && typeof key !== 'boolean' && !isCelUint(key)) throw noOverload(name);
+    found = container.get(key);
+    if (found === undefined && strict) throw new Error(`no such key: ${String(key)}`);
+  } else if (isCelList(container)) {
+    const index = typeof key === 'bigint' ? key : isCelUint(key) ? key.value : typeof key === 'number' && Number.isInteger(key) ? BigInt(key) : undefined;
+    if (index === undefined) throw noOverload(name);
+    found = index >= 0n && index < BigInt(container.size) ? container.get(Number(index)) : undefined;
+    if (found === undefined && strict) throw new Error(`index out of bounds: ${index}`);
+  } else throw noOverload(name);
+  return optionalValue(found) as Tagged;
+}
 
 /** An optional as `oldSelf` is bound under `optionalOldSelf`: none before the object existed. */
 export function optionalValue(value: unknown): Record<string, unknown> {

@@ -1,5 +1,6 @@
 import type { parse } from '@bufbuild/cel';
 import { compileSchemaNode, type SchemaNode } from '../schemaNode.js';
+import { optionalSelect } from './optionalSyntax.js';
 
 /**
  * The compile-time checks kube's CEL type checker makes that matter most to
@@ -49,7 +50,7 @@ function closed(node: SchemaNode): boolean {
 function fieldOf(node: Typed, field: string, isRootObject: boolean): Typed | undefined {
   if (node === 'dyn') return 'dyn';
   if (node.type === 'object' || node.properties !== undefined || node.additional !== undefined) {
-    const declared = node.properties?.get(field);
+    const declared = node.celProperties?.get(field);
     if (declared !== undefined) return declared;
     if (isRootObject && field === 'metadata') return rootMetadata;
     if ((isRootObject || node.embedded) && objectMetaFields.has(field)) return 'dyn';
@@ -98,6 +99,11 @@ export function staticCheck(expr: Expr, ctx: CheckContext): CheckIssue[] {
         if (target !== undefined && !namespaced) visit(target, scope);
         const args = call.args.map((a) => visit(a, scope));
         if (!builtins.has(name) && !ctx.functions.has(name)) issues.push({ offset: at(e), message: `undeclared reference to '${name}' (in container '')` });
+        const selected = call.args[1]?.exprKind;
+        if (name === optionalSelect && selected?.case === 'constExpr' && selected.value.constantKind.case === 'stringValue' && args[0] !== undefined) {
+          // `a.?b` is checked as `a.b` is; its type, an optional, is left untyped.
+          if (fieldOf(args[0], selected.value.constantKind.value, false) === undefined) issues.push({ offset: at(e), message: `undefined field '${selected.value.constantKind.value}'` });
+        }
         if (name === '_[_]') {
           const [container, index] = [args[0], call.args[1]];
           if (container === undefined || container === 'dyn') return 'dyn';
