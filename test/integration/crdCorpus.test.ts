@@ -153,10 +153,18 @@ async function runServer(project: Project, server: CorpusServer): Promise<string
         });
       }
     }
+    // Each valid example is created, not applied over another: samples often share a name
+    // (CloudNativePG's dozens of `cluster-example`), so one already made by an earlier file is
+    // deleted first. Namespaces stay: examples declare theirs again, and nothing else changes.
+    const made = new Set<string>();
     for (const file of validFiles) {
       for (const object of objectsOf(project, file)) {
         if (missingKinds.has(groupKind(object))) continue;
-        verdicts.push({ item: itemOf(object), failure: await applied(client, object) });
+        const key = `${object.apiVersion} ${object.kind} ${object.namespace ?? ''} ${object.name}`;
+        if (made.has(key) && object.kind !== 'Namespace') await client.delete(object.body as KubernetesObject);
+        const failure = await applied(client, object);
+        if (failure === undefined) made.add(key);
+        verdicts.push({ item: itemOf(object), failure });
       }
     }
     return discrepancies(project, server, verdicts);
