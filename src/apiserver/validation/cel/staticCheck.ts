@@ -23,7 +23,7 @@ export interface CheckIssue {
 type Typed = SchemaNode | 'dyn';
 
 const typeNames = new Set(['int', 'uint', 'double', 'string', 'bool', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
-const namespaces = new Set(['sets', 'strings', 'optional', 'math', 'base64', 'ip']);
+const namespaces = new Set(['sets', 'strings', 'optional', 'math', 'base64', 'ip', 'format']);
 /** Calls the evaluator's planner handles itself rather than through a function. */
 const builtins = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false', '@in', 'has', 'matches', 'size', 'type', 'dyn', 'timestamp', 'duration', 'int', 'uint', 'double', 'string', 'bool', 'bytes']);
 const boolResults = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_&&_', '_||_', '!_', '@in', 'has', 'matches', 'startsWith', 'endsWith', 'contains']);
