@@ -264,3 +264,11 @@ describe('CEL: the format library', () => {
     expect(messages(c, { name: 'HTTP' })).to.deep.equal(['spec.name: Invalid value: "string": Name must be a valid DNS label']);
   });
 });
+
+describe('CEL: libraries kube-apiserver 1.32 does not have', () => {
+  it('refuses the semver library (kube adds it to CEL in 1.33), as kube 1.32 does: undeclared reference', () => {
+    const refused = refusal({ type: 'object', properties: { v: { type: 'string' } }, 'x-kubernetes-validations': [rule("isSemver(self.v) && semver(self.v).major() == 1")] });
+    expect(refused).to.have.length(1);
+    expect(refused[0]).to.contain("compilation failed: ERROR: <input>:1:1: undeclared reference to 'isSemver' (in container '')").and.to.contain("undeclared reference to 'semver'");
+  });
+});
