@@ -228,6 +228,7 @@ describe('CEL: optional syntax and values', () => {
 
   it('refuses an optional selection of a field the schema does not declare, and optional list entries', () => {
     expect(refusal({ ...spec, 'x-kubernetes-validations': [rule('self.?nope.hasValue()')] })[0]).to.contain("compilation failed: ERROR: <input>:1:5: undefined field 'nope'");
+    expect(refusal({ ...spec, 'x-kubernetes-validations': [rule('self.?tls.?nope.hasValue() || self.?tls.mood.hasValue()')] })[0]).to.contain("undefined field 'nope'").and.to.contain("undefined field 'mood'");
     expect(refusal({ ...spec, 'x-kubernetes-validations': [rule('size([?self.?tls]) == 1')] })[0]).to.contain('optional list elements and map entries');
   });
 });
