@@ -228,6 +228,48 @@ describe('CEL: optional syntax and values', () => {
 
   it('refuses an optional selection of a field the schema does not declare, and optional list entries', () => {
     expect(refusal({ ...spec, 'x-kubernetes-validations': [rule('self.?nope.hasValue()')] })[0]).to.contain("compilation failed: ERROR: <input>:1:5: undefined field 'nope'");
+    expect(refusal({ ...spec, 'x-kubernetes-validations': [rule('self.?tls.?nope.hasValue() || self.?tls.mood.hasValue()')] })[0]).to.contain("undefined field 'nope'").and.to.contain("undefined field 'mood'");
     expect(refusal({ ...spec, 'x-kubernetes-validations': [rule('size([?self.?tls]) == 1')] })[0]).to.contain('optional list elements and map entries');
+  });
+});
+
+describe('CEL: the format library', () => {
+  const spec = { type: 'object', properties: { name: { type: 'string' } } };
+  const passes = (text: string): void => {
+    expect(messages(compiled({ ...spec, 'x-kubernetes-validations': [rule(text)] }), {}), text).to.deep.equal([]);
+  };
+
+  it('validate gives none for a valid string, else the list of kube\'s messages', () => {
+    passes("!format.dns1123Label().validate('my-name').hasValue() && format.dns1123Label().validate('My_Name').value() == [\"a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')\"]");
+    passes(`size(format.dns1123Label().validate('${'a'.repeat(64)}').value()) == 1 && format.dns1123Label().validate('${'a'.repeat(64)}').value()[0] == 'must be no more than 63 characters'`);
+    passes("!format.dns1123Subdomain().validate('apiextensions.k8s.io').hasValue() && format.dns1123Subdomain().validate('a..b').hasValue()");
+    passes("!format.dns1035Label().validate('abc-1').hasValue() && format.dns1035Label().validate('1abc').value()[0].startsWith('a DNS-1035 label must consist')");
+    passes("!format.qualifiedName().validate('example.com/MyName').hasValue() && format.qualifiedName().validate('a/b/c').hasValue()");
+    passes("!format.dns1123LabelPrefix().validate('my-prefix-').hasValue() && format.dns1123Label().validate('my-prefix-').hasValue()");
+    passes("!format.dns1123SubdomainPrefix().validate('my.prefix-').hasValue() && !format.dns1035LabelPrefix().validate('abc-').hasValue()");
+    passes("!format.labelValue().validate('').hasValue() && format.labelValue().validate('-x').hasValue()");
+    passes("!format.uri().validate('http://example.com').hasValue() && format.uri().validate('relative').value() == ['parse \"relative\": invalid URI for request']");
+    passes("!format.uuid().validate('123e4567-e89b-12d3-a456-426614174000').hasValue() && format.uuid().validate('x').value() == ['does not match the UUID format']");
+    passes("!format.byte().validate('aGVsbG8=').hasValue() && format.byte().validate('abc').value() == ['invalid base64']");
+    passes("!format.date().validate('2021-01-01').hasValue() && format.date().validate('2021-13-01').value() == ['invalid date']");
+    passes("!format.datetime().validate('2021-01-01T00:00:00Z').hasValue() && format.datetime().validate('2021-01-01').value() == ['invalid datetime']");
+  });
+
+  it('format.named gives an optional format, none for a name it does not know', () => {
+    passes("format.named('dns1123Label').hasValue() && !format.named('nope').hasValue() && format.named('labelValue').value().validate('ok').orValue([]) == []");
+  });
+
+  it('serves a rule like Gateway API XBackend\'s port name rule, with its message', () => {
+    const c = compiled({ type: 'object', properties: { name: { type: 'string', maxLength: 63, 'x-kubernetes-validations': [rule('size(self) == 0 || !format.dns1123Label().validate(self).hasValue()', { message: 'Name must be a valid DNS label' })] } } });
+    expect(messages(c, { name: 'http' })).to.deep.equal([]);
+    expect(messages(c, { name: 'HTTP' })).to.deep.equal(['spec.name: Invalid value: "string": Name must be a valid DNS label']);
+  });
+});
+
+describe('CEL: libraries kube-apiserver 1.32 does not have', () => {
+  it('refuses the semver library (kube adds it to CEL in 1.33), as kube 1.32 does: undeclared reference', () => {
+    const refused = refusal({ type: 'object', properties: { v: { type: 'string' } }, 'x-kubernetes-validations': [rule("isSemver(self.v) && semver(self.v).major() == 1")] });
+    expect(refused).to.have.length(1);
+    expect(refused[0]).to.contain("compilation failed: ERROR: <input>:1:1: undeclared reference to 'isSemver' (in container '')").and.to.contain("undeclared reference to 'semver'");
   });
 });

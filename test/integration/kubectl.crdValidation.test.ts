@@ -77,4 +77,43 @@ describeKubectl('kubectl: CRD validation', function () {
     expect(run.stderr).to.contain('The CustomResourceDefinition "others.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value:');
     expect(run.stderr).to.contain("compilation failed: ERROR: <input>:1:5: undefined field 'nope'");
   });
+
+  it('serves escaped property names, combinators, the format library and optional syntax as kube does, refusing in kube\'s words', async () => {
+    // A Gateway-like address (oneOf of anyOf, as Gateway API v1.6.1's Gateway CRD has it) and a parent reference read through __namespace__.
+    const spec = {
+      type: 'object',
+      properties: {
+        address: {
+          type: 'object',
+          oneOf: [{ properties: { type: { enum: ['IPAddress'] }, value: { anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] } } }, { properties: { type: { not: { enum: ['IPAddress'] } } } }],
+          properties: { type: { type: 'string', default: 'IPAddress' }, value: { type: 'string', maxLength: 253 } },
+        },
+        parent: { type: 'object', properties: { name: { type: 'string', maxLength: 63 }, namespace: { type: 'string', maxLength: 63 } } },
+        port: { type: 'object', properties: { 'port-name': { type: 'string', maxLength: 63 } } },
+      },
+      'x-kubernetes-validations': [
+        { rule: "!has(self.parent) || !has(self.parent.__namespace__) || self.parent.__namespace__ != 'kube-system'", message: 'parents may not live in kube-system' },
+        { rule: "!format.dns1123Label().validate(self.?port.?port__dash__name.orValue('ok')).hasValue()", messageExpression: "'port-name: ' + format.dns1123Label().validate(self.port.port__dash__name).value()[0]" },
+      ],
+    };
+    const schema = { type: 'object', properties: { spec } };
+    expect((await kubectl(['apply', '-f', '-'], stringify(gadgetCrd(schema, 'others')))).stdout).to.equal('customresourcedefinition.apiextensions.k8s.io/others.example.com created\n');
+    const other = (name: string, body: Record<string, unknown>): string => stringify({ apiVersion: 'example.com/v1', kind: 'Other', metadata: { name, namespace: 'default' }, spec: body });
+    expect((await kubectl(['apply', '-f', '-'], other('o1', { address: { value: '10.0.0.1' }, parent: { name: 'gw', namespace: 'infra' }, port: { 'port-name': 'http' } }))).stdout).to.equal('other.example.com/o1 created\n');
+    const address = await kubectl(['apply', '-f', '-'], other('o2', { address: { type: 'IPAddress', value: '1.2.3.4:8080' } }));
+    expect(address.code).to.equal(1);
+    expect(address.stderr).to.contain('spec.address.value: Invalid value: "1.2.3.4:8080": spec.address.value in body must be of type ipv4: "1.2.3.4:8080"');
+    expect(address.stderr).to.contain('<nil>: Invalid value: "": "spec.address" must validate one and only one schema (oneOf). Found none valid');
+    const rules = await kubectl(['apply', '-f', '-'], other('o3', { parent: { name: 'gw', namespace: 'kube-system' }, port: { 'port-name': 'HTTP' } }));
+    expect(rules.code).to.equal(1);
+    expect(rules.stderr).to.contain('spec: Invalid value: "object": parents may not live in kube-system');
+    expect(rules.stderr).to.contain("spec: Invalid value: \"object\": port-name: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'");
+  });
+
+  it('refuses a CRD with a type inside anyOf, as kube words it', async () => {
+    const schema = { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer' } }, anyOf: [{ type: 'object', required: ['n'] }] } } };
+    const run = await kubectl(['apply', '-f', '-'], stringify(gadgetCrd(schema, 'thirds')));
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.contain('The CustomResourceDefinition "thirds.example.com" is invalid: spec.validation.openAPIV3Schema.properties[spec].anyOf[0].type: Forbidden: must be empty to be structural');
+  });
 });

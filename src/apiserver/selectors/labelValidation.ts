@@ -28,7 +28,7 @@ const maxNameLength = 63;
 const maxSubdomainLength = 253;
 
 /** Kube's wording of a failed pattern, examples included (the doubled spaces are kube's). */
-function regexError(message: string, format: string, ...examples: string[]): string {
+export function regexError(message: string, format: string, ...examples: string[]): string {
   if (examples.length === 0) return `${message} (regex used for validation is '${format}')`;
   return `${message} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${format}')`;
 }

@@ -21,7 +21,7 @@ export interface SchemaNode {
   readonly preserveUnknown: boolean;
   readonly embedded: boolean;
   readonly properties: ReadonlyMap<string, SchemaNode> | undefined;
-  /** Each property's name as CEL rules read it (kube's escaping; undefined: rules cannot read it). */
+  /** Each property's name as CEL rules read it (kube's escaping; undefined: rules cannot read it); the map is undefined when every name reads as itself. */
   readonly celNames: ReadonlyMap<string, string | undefined> | undefined;
   /** The properties by the names CEL rules read them by. */
   readonly celProperties: ReadonlyMap<string, SchemaNode> | undefined;
@@ -123,7 +123,7 @@ export function compileSchemaNode(raw: Schema): SchemaNode {
     preserveUnknown: raw['x-kubernetes-preserve-unknown-fields'] === true,
     embedded: raw['x-kubernetes-embedded-resource'] === true,
     properties,
-    celNames,
+    celNames: celNames !== undefined && [...celNames].some(([name, escaped]) => name !== escaped) ? celNames : undefined,
     celProperties: properties === undefined ? undefined : celProperties,
     additional,
     additionalAny: raw.additionalProperties === true,

@@ -93,7 +93,7 @@ export function toCelValue(value: unknown, node: SchemaNode | undefined, root = 
     const declared = node.properties?.get(key);
     if (declared !== undefined) {
       // Rules read a declared property by its escaped name, and cannot read one that has none.
-      const celName = node.celNames?.get(key);
+      const celName = node.celNames === undefined ? key : node.celNames.get(key);
       if (celName !== undefined) out.set(celName, toCelValue(child, declared));
       continue;
     }

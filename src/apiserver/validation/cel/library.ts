@@ -2,6 +2,7 @@ import { celFunc, celMethod, CelScalar, isCelList, isCelMap, isCelUint, listType
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from '@bufbuild/re2';
 import { celCompare, celEquals } from './celValueOps.js';
+import { formatFunctions } from './formatLibrary.js';
 import { addressTests, formatAddress, masked, parseAddress, parsePrefix, prefixContains, type Address, type Prefix } from './ip.js';
 import { optionalChain, optionalIndex, optionalSelect } from './optionalSyntax.js';
 import { integerToNanos, parseQuantity, quantityIsInteger, quantityToFloat, quantityToInteger } from './quantity.js';
@@ -11,8 +12,8 @@ import { parseUrl, type ParsedUrl } from './url.js';
  * The functions CRD validation rules may call besides CEL's standard ones,
  * as kube-apiserver 1.32 declares them for `x-kubernetes-validations`:
  * the strings extension, and Kubernetes's lists, regex, URL, sets,
- * quantity, IP and CIDR libraries, plus the optional values that `optionalOldSelf`
- * gives `oldSelf`. Values of the library's own types (a URL, a quantity,
+ * quantity, IP, CIDR and format libraries, and optional values (those
+ * `optionalOldSelf` gives `oldSelf`, and CEL's optional syntax). Values of the library's own types (a URL, a quantity,
  * an optional) travel through the evaluator as tagged maps, so that `==`
  * between two of them compares what they mean.
  */
@@ -333,7 +334,7 @@ export function optionalValue(value: unknown): Record<string, unknown> {
   return value === undefined ? { [optionalTag]: true } : { [optionalTag]: true, value };
 }
 
-export const kubeFunctions: readonly CelFunc[] = [...strings, ...lists, ...sets, ...regex, ...urls, ...quantities, ...ips, ...optionals];
+export const kubeFunctions: readonly CelFunc[] = [...strings, ...lists, ...sets, ...regex, ...urls, ...quantities, ...ips, ...optionals, ...formatFunctions(optionalValue)];
 
 /** The names a rule may call (the standard ones, the macros and the library above), for the compile-time check. */
 export const macroNames: ReadonlySet<string> = new Set(['has', 'all', 'exists', 'exists_one', 'map', 'filter']);

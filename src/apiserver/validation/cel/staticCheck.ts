@@ -1,6 +1,6 @@
 import type { parse } from '@bufbuild/cel';
 import { compileSchemaNode, type SchemaNode } from '../schemaNode.js';
-import { optionalSelect } from './optionalSyntax.js';
+import { optionalChain, optionalSelect } from './optionalSyntax.js';
 
 /**
  * The compile-time checks kube's CEL type checker makes that matter most to
@@ -23,7 +23,7 @@ export interface CheckIssue {
 type Typed = SchemaNode | 'dyn';
 
 const typeNames = new Set(['int', 'uint', 'double', 'string', 'bool', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
-const namespaces = new Set(['sets', 'strings', 'optional', 'math', 'base64', 'ip']);
+const namespaces = new Set(['sets', 'strings', 'optional', 'math', 'base64', 'ip', 'format']);
 /** Calls the evaluator's planner handles itself rather than through a function. */
 const builtins = new Set(['_&&_', '_||_', '_?_:_', '_[_]', '@not_strictly_false', '@in', 'has', 'matches', 'size', 'type', 'dyn', 'timestamp', 'duration', 'int', 'uint', 'double', 'string', 'bool', 'bytes']);
 const boolResults = new Set(['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_&&_', '_||_', '!_', '@in', 'has', 'matches', 'startsWith', 'endsWith', 'contains']);
@@ -100,9 +100,11 @@ export function staticCheck(expr: Expr, ctx: CheckContext): CheckIssue[] {
         const args = call.args.map((a) => visit(a, scope));
         if (!builtins.has(name) && !ctx.functions.has(name)) issues.push({ offset: at(e), message: `undeclared reference to '${name}' (in container '')` });
         const selected = call.args[1]?.exprKind;
-        if (name === optionalSelect && selected?.case === 'constExpr' && selected.value.constantKind.case === 'stringValue' && args[0] !== undefined) {
-          // `a.?b` is checked as `a.b` is; its type, an optional, is left untyped.
-          if (fieldOf(args[0], selected.value.constantKind.value, false) === undefined) issues.push({ offset: at(e), message: `undefined field '${selected.value.constantKind.value}'` });
+        if ((name === optionalSelect || name === optionalChain) && selected?.case === 'constExpr' && selected.value.constantKind.case === 'stringValue' && args[0] !== undefined) {
+          // `a.?b` (and `.c` after it) is checked as `a.b` is, and typed as what it holds, its optional aside.
+          const found = fieldOf(args[0], selected.value.constantKind.value, false);
+          if (found === undefined) issues.push({ offset: at(e), message: `undefined field '${selected.value.constantKind.value}'` });
+          return found ?? 'dyn';
         }
         if (name === '_[_]') {
           const [container, index] = [args[0], call.args[1]];
