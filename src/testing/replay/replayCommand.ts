@@ -44,7 +44,7 @@ async function loadModule(path: string): Promise<Record<string, unknown>> {
   try {
     return await importModule(file);
   } catch (err) {
-    if (err instanceof TypeScriptLoaderMissing) throw new UsageError(`--reconcile ${path}: loading TypeScript needs tsx (npm install --save-dev tsx)`);
+    if (err instanceof TypeScriptLoaderMissing) throw new UsageError(`--reconcile: ${err.message}`);
     throw new UsageError(`--reconcile ${path}: the module failed to load: ${(err as Error).message}`);
   }
 }
