@@ -11,7 +11,7 @@ import { CONFIG_HASH, type ConfigMap, type Deployment as RolloutDeployment } fro
 import { describeProblem, problems, type ClusterState } from './demo/state.js';
 import { podAutoscalerOptions } from './podautoscaler/controller.js';
 import { reconcilePodAutoscaler } from './podautoscaler/reconcile.js';
-import { installCrd } from './podautoscaler/crd.js';
+import { installPodAutoscalerCrd } from './podautoscaler/crd.js';
 import { autoscalerManifest, deploymentManifest } from './podautoscaler/manifests.js';
 import type { Deployment, PodAutoscaler } from './podautoscaler/types.js';
 import { useEmbeddedServer } from './support/harness.js';
@@ -33,7 +33,7 @@ describe('examples under chaos: podautoscaler and configmap-rollout sharing info
   it('converge once the faults stop, and no key is ever reconciled twice at once', async () => {
     const seed = replay; // "seed N (replay with RXKUBE_SEED=N)"
     const rnd = random(testSeed);
-    await installCrd(h.client);
+    await installPodAutoscalerCrd(h.client);
     const scheduler = dilatedScheduler(50);
     const informers = new InformerFactory(h.server.kubeConfig(), { logger: silentLogger, scheduler });
     const inFlight = new Set<string>();

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { kubeClient, silentLogger } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
-import { installCrd } from '../examples/podautoscaler/crd.js';
+import { installPodAutoscalerCrd } from '../examples/podautoscaler/crd.js';
 import { InFlightGuard, type ReconcileChaos } from './chaosReconcile.js';
 import { SoakControllers } from './controllers.js';
 import { EventTtl } from './eventTtl.js';
@@ -75,7 +75,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const api = server;
     const kubeConfig = api.kubeConfig();
     for (const name of [MAIN, LEADER]) api.put({ group: '', version: 'v1', resource: 'namespaces' }, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-    await installCrd(kubeClient(kubeConfig, { fieldManager: 'soak', logger: silentLogger }));
+    await installPodAutoscalerCrd(kubeClient(kubeConfig, { fieldManager: 'soak', logger: silentLogger }));
 
     const touched = (id: string) => tracker.touch(id);
     const common = { server: api, kubeConfig, random, httpShare: options.httpShare, maxHttpInFlight: options.maxHttpInFlight, freshShare: options.freshShare, freshLive: options.freshLive, touched };

@@ -2,7 +2,7 @@ import { apiserverCommand, apiserverUsage } from './apiserver/cli.js';
 import { manifestsCommand } from './deploy/manifestsCommand.js';
 import { runCommand } from './deploy/runCommand.js';
 import { replayCommand, replayUsage } from './testing/replay/replayCommand.js';
-import { UsageError, type CliIo } from './util/cli.js';
+import { closest, UsageError, type CliIo } from './util/cli.js';
 
 /**
  * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`,
@@ -37,6 +37,8 @@ rxkube <command> --help describes each.
 ${apiserverUsage}
 ${replayUsage}`;
 
+const commands = ['apiserver', 'manifests', 'run', 'replay', 'help'];
+
 const defaultIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
@@ -62,9 +64,11 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
       case 'help':
         io.out(usage);
         return command === undefined ? 2 : 0;
-      default:
-        io.err(`rxkube: unknown command ${JSON.stringify(command)}\n\n${usage}`);
+      default: {
+        const suggestion = closest(command, commands);
+        io.err(`rxkube: unknown command ${JSON.stringify(command)}${suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`}\n\n${usage}`);
         return 2;
+      }
     }
   } catch (error) {
     if (error instanceof UsageError) {

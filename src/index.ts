@@ -50,11 +50,12 @@ export { Store, type Lister } from './store/store.js';
 export { NAMESPACE_INDEX } from './store/indexFunctions.js';
 
 // Sinks: the client and its errors, object helpers, Events, metrics and health, leader election.
-export { kubeClient, type JsonPatchOperation, type KubeClient } from './sinks/client/kubeClient.js';
+export { kubeClient, type JsonPatchOperation, type KubeClient, type ObjectRef, type ObjectTarget } from './sinks/client/kubeClient.js';
 export { isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound, isTooManyRequests, KubeApiError } from './sinks/client/errors.js';
 export { finalizer, FinalizerError } from './sinks/objects/finalizer.js';
-export { setControllerReference } from './sinks/objects/ownerReferences.js';
-export { findCondition, setCondition, type Condition, type ConditionUpdate } from './sinks/objects/conditions.js';
+export { isControlledBy, setControllerReference, setOwnerReference } from './sinks/objects/ownerReferences.js';
+export { findCondition, isConditionFalse, isConditionTrue, removeCondition, setCondition, type Condition, type ConditionUpdate } from './sinks/objects/conditions.js';
+export { installCrd, uninstallCrd, type CrdWaitOptions } from './sinks/objects/customResourceDefinitions.js';
 export { eventRecorder, type EventInput, type EventRecorder } from './sinks/events/eventRecorder.js';
 export { controllerMetrics } from './sinks/metrics/controllerMetrics.js';
 export { sourceMetrics } from './sinks/metrics/sourceMetrics.js';

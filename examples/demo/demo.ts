@@ -6,7 +6,7 @@ import { usageText, type OptionSpec, type ParsedOptions } from '../support/cli.j
 import { exampleLogger, logFormats, logLevels, type LogFormat } from '../support/logging.js';
 import { exampleRecorder } from '../support/recorder.js';
 import { podAutoscalerOptions } from '../podautoscaler/controller.js';
-import { installCrd } from '../podautoscaler/crd.js';
+import { installPodAutoscalerCrd } from '../podautoscaler/crd.js';
 import { autoscalerRef } from '../podautoscaler/manifests.js';
 import type { PodAutoscaler } from '../podautoscaler/types.js';
 import { catalogText, exampleCatalog } from './catalog.js';
@@ -108,7 +108,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
     display.line(`rxkube main job: the podautoscaler controller on ${cluster.where}, namespace "${namespace}"`);
     display.line(`other examples: ${exampleCatalog.slice(1).map((e) => e.name).join(', ')} (npm start -- --help says how to run them)`);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } }, { signal: stop.signal });
-    await installCrd(client, { signal: stop.signal });
+    await installPodAutoscalerCrd(client, { signal: stop.signal });
     // Only the embedded server can call back into this process: a real cluster gets no webhooks.
     const certs = cluster.embedded === undefined ? undefined : await selfSignedCertificates({ ipAddresses: ['127.0.0.1'] });
     running = await runController({

@@ -3,7 +3,7 @@ import { kubeClient, runController, silentLogger, type RunningController } from 
 import { connectTo, kubeconfigPaths } from '../support/cluster.js';
 import type { ParsedOptions } from '../support/cli.js';
 import { podAutoscalerOptions } from '../podautoscaler/controller.js';
-import { installCrd } from '../podautoscaler/crd.js';
+import { installPodAutoscalerCrd } from '../podautoscaler/crd.js';
 import type { PodAutoscaler } from '../podautoscaler/types.js';
 import { createDisplay } from './display.js';
 import { steps } from './script.js';
@@ -46,7 +46,7 @@ export async function runShardedDemo({ options, env, out, replicas: count }: { o
   try {
     display.line(`rxkube main job: ${count} sharded replicas of the podautoscaler controller on ${cluster.where}, namespace "${namespace}"`);
     await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    await installCrd(client);
+    await installPodAutoscalerCrd(client);
     for (let i = 0; i < count; i += 1) {
       const name = `replica-${i}`;
       const keys: [Set<string>, Set<string>] = [new Set(), new Set()];

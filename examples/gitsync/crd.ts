@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { KubeClient, KubeObject } from 'rxkube';
-import { installCrdAndWait, type InstallCrdOptions } from '../support/crd.js';
+import { installCrd, type CrdWaitOptions, type KubeClient, type KubeObject } from 'rxkube';
 
 const crdFile = new URL('./crd.yaml', import.meta.url);
 
@@ -11,6 +10,6 @@ export function applicationCrd(): KubeObject {
 }
 
 /** Applies the CRD (server-side apply, idempotent) and waits until the API server reports it `Established`. */
-export async function installApplicationCrd(client: KubeClient, options: InstallCrdOptions = {}): Promise<void> {
-  await installCrdAndWait(client, applicationCrd(), options);
+export async function installApplicationCrd(client: KubeClient, options: CrdWaitOptions = {}): Promise<void> {
+  await installCrd(client, applicationCrd(), options);
 }

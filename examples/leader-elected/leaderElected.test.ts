@@ -4,7 +4,7 @@ import { findCondition, silentLogger, type Controller, type ObjectKey } from 'rx
 import { leaseClient, pausable, type LeaseClient } from 'rxkube/testing';
 import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { waitFor } from '../../test/support/waitFor.js';
-import { installCrd } from '../podautoscaler/crd.js';
+import { installPodAutoscalerCrd } from '../podautoscaler/crd.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest, deploymentRef } from '../podautoscaler/manifests.js';
 import type { Deployment, PodAutoscaler } from '../podautoscaler/types.js';
 import { useEmbeddedServer } from '../support/harness.js';
@@ -23,7 +23,7 @@ describe('examples/leader-elected: two podautoscaler replicas under leader elect
   const subscriptions = new Map<string, Subscription>();
 
   beforeEach(async () => {
-    await installCrd(h.client);
+    await installPodAutoscalerCrd(h.client);
     await h.client.create(deploymentManifest('default', 'web', 1));
     await h.client.create(autoscalerManifest('default', 'web', 'web', 3));
     runs = [];

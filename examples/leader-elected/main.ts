@@ -12,7 +12,7 @@
  *     stop the leader, and watch the other take over.
  */
 import { findCondition, kubeClient, runController, silentLogger, type KubeClient } from 'rxkube';
-import { installCrd } from '../podautoscaler/crd.js';
+import { installPodAutoscalerCrd } from '../podautoscaler/crd.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest } from '../podautoscaler/manifests.js';
 import type { PodAutoscaler } from '../podautoscaler/types.js';
 import { connect, flag, type Cluster } from '../support/cluster.js';
@@ -25,7 +25,7 @@ const identity = flag(argv, 'identity');
 const cluster = await connect(argv);
 const client = kubeClient(cluster.kubeConfig, { fieldManager: 'leader-elected-demo' });
 try {
-  await installCrd(client);
+  await installPodAutoscalerCrd(client);
   if (identity !== undefined) await runOne(identity, flag(argv, 'namespace'));
   else process.exitCode = (await failover(cluster, client)) ? 0 : 1;
 } finally {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { KubeClient, KubeObject } from 'rxkube';
-import { installCrdAndWait, type InstallCrdOptions } from '../support/crd.js';
+import { installCrd, type CrdWaitOptions, type KubeClient, type KubeObject } from 'rxkube';
 import { v2Version } from './webhooks.js';
 
 const crdFile = new URL('./crd.yaml', import.meta.url);
@@ -15,8 +14,8 @@ export function podAutoscalerCrd(): KubeObject {
  * Applies the CRD (server-side apply, idempotent) and waits until the API
  * server reports it `Established`, so that PodAutoscalers can be listed.
  */
-export async function installCrd(client: KubeClient, options: InstallCrdOptions = {}): Promise<void> {
-  await installCrdAndWait(client, podAutoscalerCrd(), options);
+export async function installPodAutoscalerCrd(client: KubeClient, options: CrdWaitOptions = {}): Promise<void> {
+  await installCrd(client, podAutoscalerCrd(), options);
 }
 
 /**

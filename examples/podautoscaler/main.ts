@@ -17,7 +17,7 @@ import { connect, flag } from '../support/cluster.js';
 import { loggerFromArgs } from '../support/logging.js';
 import { exampleRecorder } from '../support/recorder.js';
 import { podAutoscalerOptions } from './controller.js';
-import { installCrd } from './crd.js';
+import { installPodAutoscalerCrd } from './crd.js';
 
 const argv = process.argv.slice(2);
 const cluster = await connect(argv);
@@ -25,7 +25,7 @@ const logger = loggerFromArgs(argv, { controller: 'podautoscaler' });
 const recorder = exampleRecorder(cluster.kubeConfig, 'podautoscaler', hostname(), logger);
 try {
   logger.info({ cluster: cluster.where }, 'installing the PodAutoscaler CRD');
-  await installCrd(kubeClient(cluster.kubeConfig, { fieldManager: 'podautoscaler' }));
+  await installPodAutoscalerCrd(kubeClient(cluster.kubeConfig, { fieldManager: 'podautoscaler' }));
   if (cluster.embedded !== undefined) {
     const path = join(await mkdtemp(join(tmpdir(), 'rxkube-')), 'kubeconfig');
     await cluster.embedded.writeKubeconfig(path);

@@ -11,7 +11,7 @@ import {
 import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { waitFor } from '../../test/support/waitFor.js';
 import { useEmbeddedServer } from '../support/harness.js';
-import { installCrd, podAutoscalerCrd } from './crd.js';
+import { installPodAutoscalerCrd, podAutoscalerCrd } from './crd.js';
 import { podAutoscalerController } from './controller.js';
 import { reconcilePodAutoscaler } from './reconcile.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest, deploymentRef } from './manifests.js';
@@ -24,7 +24,7 @@ describe('examples/podautoscaler against the embedded API server', () => {
   const h = useEmbeddedServer();
 
   beforeEach(async () => {
-    await installCrd(h.client);
+    await installPodAutoscalerCrd(h.client);
   });
 
   // Time runs 100× faster: the default two-minute cache sync bound would be 1.2 s of wall time on a loaded machine.
@@ -166,7 +166,7 @@ describe('examples/podautoscaler against the embedded API server', () => {
     delete lenient.spec.versions[0]?.schema.openAPIV3Schema.properties.spec.properties.replicas.minimum;
     await h.client.apply(lenient as unknown as KubeObject, { force: true });
     await createAutoscaler('bad', 'web', -2);
-    await installCrd(h.client);
+    await installPodAutoscalerCrd(h.client);
     start();
     await waitFor(() => ready('bad')?.reason === 'InvalidSpec', 'InvalidSpec');
     expect(ready('bad')?.message).to.equal('spec.replicas must be a whole number from 0, got -2');

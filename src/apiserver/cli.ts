@@ -1,8 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { createDefaultLogger } from '../logger.js';
-import { UsageError, type CliIo } from '../util/cli.js';
+import { parseCommandLine, UsageError, type CliIo } from '../util/cli.js';
 import { startApiServer, type ApiServer } from './startApiServer.js';
 
 /**
@@ -67,28 +66,22 @@ function featureGates(text: string | undefined): Partial<Record<(typeof knownGat
 }
 
 function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        kubeconfig: { type: 'string' },
-        token: { type: 'string' },
-        rbac: { type: 'boolean' },
-        'history-window': { type: 'string' },
-        'bookmark-interval-ms': { type: 'string' },
-        'feature-gates': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (err) {
-    // parseArgs names the option itself ("Unknown option '--bogus'", "Option '--port <value>' argument missing").
-    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError((err as Error).message);
-    throw err;
-  }
+  return parseCommandLine({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      token: { type: 'string' },
+      rbac: { type: 'boolean' },
+      'history-window': { type: 'string' },
+      'bookmark-interval-ms': { type: 'string' },
+      'feature-gates': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  }).values;
 }
 
 /** Runs `rxkube apiserver` with its arguments until `io.untilStopped()`; returns the exit code. */

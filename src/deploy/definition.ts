@@ -50,7 +50,7 @@ export async function loadDefinition(path: string): Promise<ControllerDefinition
   try {
     module = await importModule(file);
   } catch (err) {
-    if (err instanceof TypeScriptLoaderMissing) throw new DefinitionError(`${path} is TypeScript: install tsx (npm install --save-dev tsx) or pass the compiled .js module`);
+    if (err instanceof TypeScriptLoaderMissing) throw new DefinitionError(err.message);
     throw err;
   }
   const definition = module.definition;

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { UsageError, type CliIo } from '../util/cli.js';
+import { parseCommandLine, UsageError, type CliIo } from '../util/cli.js';
 import { selfSignedCertificates } from '../webhooks/certificates.js';
 import { define, DefinitionError, loadDefinition, placeholderKubeConfig } from './definition.js';
 import { controllerManifests, webhookDnsNames, type ManifestOptions } from './manifests.js';
@@ -34,25 +33,20 @@ options:
 `;
 
 function parse(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      options: {
-        namespace: { type: 'string' },
-        image: { type: 'string' },
-        replicas: { type: 'string' },
-        cpu: { type: 'string' },
-        memory: { type: 'string' },
-        'ca-bundle-file': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (err) {
-    if ((err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError((err as Error).message);
-    throw err;
-  }
+  return parseCommandLine({
+    args,
+    options: {
+      namespace: { type: 'string' },
+      image: { type: 'string' },
+      replicas: { type: 'string' },
+      cpu: { type: 'string' },
+      memory: { type: 'string' },
+      'ca-bundle-file': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
 }
 
 const namePattern = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

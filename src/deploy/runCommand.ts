@@ -1,7 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { parseArgs } from 'node:util';
 import { runController } from '../controller/runController.js';
-import type { CliIo } from '../util/cli.js';
+import { parseCommandLine, type CliIo } from '../util/cli.js';
 import { define, DefinitionError, loadDefinition } from './definition.js';
 
 /**
@@ -33,7 +32,7 @@ const portPattern = /^\d{1,5}$/;
 
 function parse(args: string[]) {
   try {
-    const parsed = parseArgs({
+    const parsed = parseCommandLine({
       args,
       options: { namespace: { type: 'string' }, 'health-port': { type: 'string' }, 'webhook-port': { type: 'string' }, 'webhook-cert-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,

@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
 import { parseAllDocuments } from 'yaml';
-import { controller, findCondition, isForbidden, kubeClient, silentLogger, type KubeClient, type KubeObject, type Logger } from 'rxkube';
+import { controller, findCondition, installCrd, isForbidden, kubeClient, silentLogger, type KubeClient, type KubeObject, type Logger } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { runCli } from '../../src/cli.js';
 import { define, loadDefinition } from '../../src/deploy/definition.js';
-import { installCrdAndWait } from '../../examples/support/crd.js';
 import { initWorkTree } from '../../examples/gitsync/workTree.js';
 import { waitFor } from '../support/waitFor.js';
 
@@ -144,7 +143,7 @@ describe('each example as its ServiceAccount, with its generated RBAC and nothin
       expect(await runCli(['manifests', example.module, '--namespace', namespace], { out: (l) => printed.push(l), err: (l) => errors.push(l), untilStopped: () => new Promise(() => {}) }), errors.join('\n')).to.equal(0);
       const objects = parseAllDocuments(printed.join('\n')).map((d) => d.toJS() as KubeObject);
       for (const object of objects) {
-        if (object.kind === 'CustomResourceDefinition') await installCrdAndWait(admin, object, { interval: 50 });
+        if (object.kind === 'CustomResourceDefinition') await installCrd(admin, object, { interval: 50 });
         else await admin.apply(object, { force: true });
       }
       await example.setup(admin, namespace);

@@ -367,7 +367,7 @@ describe('rxkube CLI', () => {
     expect(await runCli(['apiserver', '--port', 'eighty'], io)).to.equal(2);
     expect(lines.join('\n')).to.contain('rxkube apiserver: --port must be a non-negative integer, got "eighty"');
     expect(await runCli(['apiserver', '--bogus'], io)).to.equal(2);
-    expect(lines.join('\n')).to.contain("rxkube apiserver: Unknown option '--bogus'");
+    expect(lines.join('\n')).to.contain('rxkube apiserver: unknown option --bogus\n');
     expect(await runCli(['apiserver', '--help'], io)).to.equal(0);
     expect(lines.join('\n')).to.contain('usage: rxkube apiserver');
   });

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { findCondition, kubeClient, silentLogger, type KubeObject } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { selfSignedCertificates } from 'rxkube/webhooks';
-import { installCrd } from '../../examples/podautoscaler/crd.js';
+import { installPodAutoscalerCrd } from '../../examples/podautoscaler/crd.js';
 import { autoscalerManifest, deploymentManifest } from '../../examples/podautoscaler/manifests.js';
 import { waitFor } from '../support/waitFor.js';
 import { buildWithoutDocker, dockerignore } from './dockerfile.js';
@@ -61,7 +61,7 @@ describe('the container recipe (Dockerfile), followed without Docker', function 
     const kubeconfig = join(dir, 'kubeconfig');
     await server.writeKubeconfig(kubeconfig);
     const admin = kubeClient(server.kubeConfig(), { fieldManager: 'admin' });
-    await installCrd(admin);
+    await installPodAutoscalerCrd(admin);
     const certDir = join(dir, 'certs');
     await mkdir(certDir);
     const certs = await selfSignedCertificates();

@@ -38,7 +38,7 @@ describe('rxkube replay (the command, in process)', () => {
   });
 
   const usage: [string, string[], RegExp][] = [
-    ['an unknown option', ['--bogus'], /^rxkube replay: Unknown option '--bogus'/],
+    ['an unknown option', ['--bogus'], /^rxkube replay: unknown option --bogus\n/],
     ['no recording', ['--reconcile', 'x.ts'], /^rxkube replay: needs the recording to replay/],
     ['no --reconcile', ['run.jsonl'], /^rxkube replay: needs --reconcile <module>/],
     ['a missing module', ['RECORDING', '--reconcile', '/nowhere/reconcile.ts'], /^rxkube replay: --reconcile \/nowhere\/reconcile\.ts: no such file/],

@@ -1,9 +1,8 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { RecordingError } from '../../controller/recording/readRecording.js';
 import type { KubeObject } from '../../types.js';
-import { UsageError, type CliIo } from '../../util/cli.js';
+import { parseCommandLine, UsageError, type CliIo } from '../../util/cli.js';
 import { importModule, TypeScriptLoaderMissing } from '../../util/importModule.js';
 import { replayReport } from './compareRuns.js';
 import { replay, type ReplayOptions } from './replay.js';
@@ -28,13 +27,7 @@ options:
 `;
 
 function commandLine(args: string[]): { help: true } | { help: false; recording: string; module: string; exportName: string } {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, strict: true, allowPositionals: true, options: { reconcile: { type: 'string' }, export: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine({ args, strict: true, allowPositionals: true, options: { reconcile: { type: 'string' }, export: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help === true) return { help: true };
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'needs the recording to replay' : `takes one recording, got ${positionals.length}: ${positionals.join(' ')}`);
   if (values.reconcile === undefined || values.reconcile === '') throw new UsageError('needs --reconcile <module>, the module that exports the reconcile');
@@ -51,7 +44,7 @@ async function loadModule(path: string): Promise<Record<string, unknown>> {
   try {
     return await importModule(file);
   } catch (err) {
-    if (err instanceof TypeScriptLoaderMissing) throw new UsageError(`--reconcile ${path}: loading TypeScript needs tsx (npm install --save-dev tsx)`);
+    if (err instanceof TypeScriptLoaderMissing) throw new UsageError(`--reconcile: ${err.message}`);
     throw new UsageError(`--reconcile ${path}: the module failed to load: ${(err as Error).message}`);
   }
 }
