@@ -32,3 +32,19 @@ export function createDefaultLogger(bindings: Record<string, unknown> = {}): Log
   const level = process.env.RXKUBE_LOG_LEVEL ?? 'info';
   return pino({ level, base: { lib: 'rxkube', ...bindings } }, pino.destination(2));
 }
+
+/**
+ * The default of each part's `logger` option: `createDefaultLogger(bindings)`,
+ * made when the part first logs, so that a part that never logs (most
+ * operators in a healthy pipeline) opens no stderr stream of its own.
+ */
+export function defaultLogger(bindings: Record<string, unknown>): Logger {
+  let made: Logger | undefined;
+  const logger = (): Logger => (made ??= createDefaultLogger(bindings));
+  return {
+    debug: (fields, message) => logger().debug(fields, message),
+    info: (fields, message) => logger().info(fields, message),
+    warn: (fields, message) => logger().warn(fields, message),
+    error: (fields, message) => logger().error(fields, message),
+  };
+}

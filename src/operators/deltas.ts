@@ -1,5 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { silentLogger, type Logger } from '../logger.js';
+import { defaultLogger, type Logger } from '../logger.js';
 import {
   InvalidObjectError,
   objectKey,
@@ -61,7 +61,7 @@ export interface DeltasOptions<T extends KubeObject> {
 export function deltas<T extends KubeObject = KubeObject>(
   options: DeltasOptions<T> = {},
 ): OperatorFunction<ListWatchEvent<T>, DeltaEvent<T>> {
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger({ part: 'deltas' });
   const onInvalidObject =
     options.onInvalidObject ??
     ((error: InvalidObjectError, event: ListWatchEvent<T>) =>

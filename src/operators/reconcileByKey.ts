@@ -8,7 +8,7 @@ import {
   type Subscriber,
   type Subscription,
 } from 'rxjs';
-import { silentLogger, type Logger } from '../logger.js';
+import { defaultLogger, type Logger } from '../logger.js';
 import type { ObjectKey } from '../types.js';
 import { KeyQueue, type KeyEntry, type ReconcileOutcomeResult, type RunEnd } from './keyQueue.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
@@ -224,7 +224,7 @@ export function reconcileByKey(reconcile: Reconciler, options: ReconcileOptions 
     throw new RangeError(`reconcileByKey maxRetries must be an integer >= 0, got ${String(maxRetries)}`);
   }
   const scheduler = options.scheduler ?? asyncScheduler;
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger({ part: 'reconcileByKey' });
 
   return (source) =>
     new Observable<ReconcileOutcome>((subscriber) => {

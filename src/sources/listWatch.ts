@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Observable, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../logger.js';
+import { defaultLogger, type Logger } from '../logger.js';
 import { collectionPath, resourceName, type KubeObject, type ListWatchEvent, type RequestObserver, type ResourceRef } from '../types.js';
 import { shardedListWatch } from './shardedListWatch.js';
 import type { ShardSelection, SourceShard } from './sourceShard.js';
@@ -233,14 +233,15 @@ export function listWatch<T extends KubeObject = KubeObject>(
   resource: ResourceRef,
   options: ListWatchOptions<T> = {},
 ): Observable<ListWatchEvent<T>> {
+  const logged = { ...options, logger: options.logger ?? defaultLogger({ part: 'listWatch' }) };
   const selection = options.shardSelector;
-  if (selection === undefined) return reflect(kubeConfig, resource, options, undefined);
+  if (selection === undefined) return reflect(kubeConfig, resource, logged, undefined);
   return shardedListWatch<T>(selection, {
     resource: resourceName(resource),
-    logger: options.logger ?? silentLogger,
+    logger: logged.logger,
     monitor: options.monitor ?? {},
     signal: options.signal,
-    source: (shard) => reflect(kubeConfig, resource, options, shard),
+    source: (shard) => reflect(kubeConfig, resource, logged, shard),
   });
 }
 

@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { asyncScheduler, Observable, ReplaySubject, timer, type SchedulerLike, type Subscription } from 'rxjs';
-import { silentLogger, type Logger } from '../logger.js';
+import { defaultLogger, type Logger } from '../logger.js';
 import type { AdmissionWebhook } from './admission.js';
 import { readCertificateFiles, type CertificateFiles, type ServingCertificate } from './certificates.js';
 import type { ConversionWebhook } from './conversion.js';
@@ -37,7 +37,7 @@ export interface WebhookServerOptions {
   webhooks: Record<string, WebhookHandler>;
   /** Where the metrics go (default: a registry of the server's own, in `registry`). */
   registry?: Registry;
-  /** Where handler failures, refused requests and certificate reloads are logged (default: nowhere). */
+  /** Where handler failures, refused requests and certificate reloads are logged (default: pino to stderr). */
   logger?: Logger;
   /** Deadline of a review whose URL has no `timeout`, in ms (default 10 000, kube's default timeoutSeconds). */
   defaultTimeout?: number;
@@ -196,7 +196,7 @@ async function serve(s: Serving, webhooks: Record<string, WebhookHandler>, req: 
 
 /** Starts the webhook server; resolves once it listens with its certificate loaded. */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger({ part: 'webhookServer' });
   const registry = options.registry ?? new Registry();
   const s: Serving = {
     metrics: webhookMetrics(registry),

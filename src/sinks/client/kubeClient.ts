@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../../logger.js';
+import { defaultLogger, type Logger } from '../../logger.js';
 import { type KubeObject, type RequestObserver, resourceName } from '../../types.js';
 import { isNotFound, type RequestDescription } from './errors.js';
 import { retryThrottled, transportFor, type KubeRequest, type KubeTransport, type ThrottleRetryOptions } from './kubeTransport.js';
@@ -112,7 +112,7 @@ export interface KubeClientOptions extends Partial<Pick<ThrottleRetryOptions, 'm
   random?: () => number;
   /** Where the waits for conflict retries and Retry-After happen (default `asyncScheduler`: real time). */
   scheduler?: SchedulerLike;
-  /** Where retries are logged (default: pino to stderr). */
+  /** Where retries are logged (default: pino to stderr): a request the server asked to retry later at warn, conflicts re-read at debug (routine, as in controller-runtime). */
   logger?: Logger;
   /** Where kinds are looked up (default: the server's discovery, through the same transport). */
   resolver?: KindResolver;
@@ -190,7 +190,7 @@ function contentTypeForPatch(patch: object | readonly JsonPatchOperation[]): str
  * over the embedded API server's request handling in process.
  */
 export function kubeClient(server: KubeConfig | KubeTransport, options: KubeClientOptions = {}): KubeClient {
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger({ part: 'kubeClient' });
   const defaultFieldManager = options.fieldManager ?? 'rxkube';
   const transport = transportFor(server, options.requests);
   const throttle: ThrottleRetryOptions = {

@@ -195,7 +195,10 @@ export function retryThrottled<T>(request: KubeRequest, options: ThrottleRetryOp
     delay: (err: unknown, retries: number) => {
       if (!throttled(err)) throw err;
       const seconds = Math.min(err.retryAfterSeconds ?? 0, maxRetryAfterSeconds);
-      options.logger.debug({ ...request.describe, code: err.code, retryAfterSeconds: seconds, retry: retries }, 'server asked to retry later');
+      // The first wait of a request is news to a person (a server under load); the ones after it, detail.
+      const fields = { ...request.describe, code: err.code, retryAfterSeconds: seconds, retry: retries };
+      if (retries === 1) options.logger.warn(fields, 'server asked to retry later');
+      else options.logger.debug(fields, 'server asked to retry later');
       return timer(seconds * 1000, options.scheduler);
     },
   });

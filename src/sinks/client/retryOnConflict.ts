@@ -1,5 +1,5 @@
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../../logger.js';
+import { defaultLogger, type Logger } from '../../logger.js';
 import { delay } from '../../util/wait.js';
 import { ConflictRetriesExhaustedError, isConflict, KubeApiError, type RequestDescription } from './errors.js';
 
@@ -61,7 +61,7 @@ export async function retryOnConflict<R>(
   checkBackoff(backoff);
   const scheduler = options.scheduler ?? asyncScheduler;
   const random = options.random ?? Math.random;
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger({ part: 'kubeClient' });
   let wait = backoff.duration;
   for (let n = 0; ; n++) {
     try {

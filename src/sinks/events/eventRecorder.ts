@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../../logger.js';
+import { defaultLogger, type Logger } from '../../logger.js';
 import { kubeMicroTime } from '../../util/time.js';
 import type { KubeObject } from '../../types.js';
 import { kubeClient, type KubeClient } from '../client/kubeClient.js';
@@ -169,7 +169,7 @@ export function eventRecorder(options: EventRecorderOptions): EventRecorder {
       throw new TypeError(`eventRecorder needs ${field} of 1 to 128 characters, got ${JSON.stringify(value)}`);
     }
   }
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger({ part: 'eventRecorder' });
   const scheduler = options.scheduler ?? asyncScheduler;
   const window = options.seriesWindow ?? 6 * 60_000;
   const maxAttempts = options.maxAttempts ?? 12;

@@ -13,7 +13,7 @@ import {
   tap,
   timeout,
 } from 'rxjs';
-import { silentLogger, type Logger } from '../../logger.js';
+import { defaultLogger, type Logger } from '../../logger.js';
 import type { LeaseObservation } from './leaseRecord.js';
 import { splitKey, type RequestObserver } from '../../types.js';
 import { isAlreadyExists, isConflict } from '../client/errors.js';
@@ -240,7 +240,7 @@ function validate(options: LeaderElectionOptions): Config {
     retryPeriod,
     releaseOnCancel: options.releaseOnCancel ?? true,
     scheduler: options.scheduler ?? asyncScheduler,
-    logger: options.logger ?? silentLogger,
+    logger: options.logger ?? defaultLogger({ part: 'leaderElection' }),
     metrics: options.metrics,
     name: options.name ?? key.name,
     random: options.random ?? Math.random,

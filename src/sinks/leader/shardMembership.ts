@@ -1,5 +1,5 @@
 import { asyncScheduler, from, mergeMap, Observable, type ObservableInput, of, type SchedulerLike, type Subscription, take, timeout } from 'rxjs';
-import { silentLogger, type Logger } from '../../logger.js';
+import { defaultLogger, type Logger } from '../../logger.js';
 import { kubeMicroTime } from '../../util/time.js';
 import { isConflict, isNotFound } from '../client/errors.js';
 import { LeaderElectionConfigError, leaderElectionDefaults, leaderElectionJitterFactor } from './leaderElection.js';
@@ -78,7 +78,7 @@ export interface ShardMembershipOptions {
   scheduler?: SchedulerLike;
   /** The wall clock written in `renewTime` and `acquireTime` (default the scheduler's): only read by people, never trusted. */
   wallClock?: () => number;
-  /** Where joining, handoffs and failures are logged. */
+  /** Where joining, handoffs and failures are logged (default: pino to stderr). */
   logger?: Logger;
   /** Jitter of the tries while not live, in [0, 1). Default `Math.random`. */
   random?: () => number;
@@ -178,7 +178,7 @@ function configure(options: ShardMembershipOptions): Config {
     busy: options.busy ?? (() => false),
     scheduler,
     wallClock: options.wallClock ?? (() => scheduler.now()),
-    logger: options.logger ?? silentLogger,
+    logger: options.logger ?? defaultLogger({ part: 'shardMembership' }),
     random: options.random ?? Math.random,
   };
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { silentLogger, type Logger } from '../../logger.js';
+import { defaultLogger, type Logger } from '../../logger.js';
 
 /** A probe: true when healthy. A throw, a rejection or a timeout counts as unhealthy. */
 export type HealthCheck = () => boolean | Promise<boolean>;
@@ -95,7 +95,7 @@ async function runCheck(name: string, check: HealthCheck, timeout: number): Prom
  * Other paths are 404, other methods than GET and HEAD 405.
  */
 export async function startHealthServer(options: HealthServerOptions = {}): Promise<HealthServer> {
-  const logger = options.logger ?? silentLogger;
+  const logger = options.logger ?? defaultLogger({ part: 'healthServer' });
   const checkTimeout = options.checkTimeout ?? 5000;
   const endpoints: Record<string, Array<[string, HealthCheck]>> = {
     '/healthz': named(options.checks?.healthz, 'healthz'),
