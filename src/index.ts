@@ -68,3 +68,8 @@ export { leaderElection } from './sinks/leader/leaderElection.js';
 export { controller, type Controller, type ControllerContext, type ControllerOptions, type ControllerReconciler, type ControllerStores, type WatchedResource } from './controller/controller.js';
 export { runController, type RunningController } from './controller/runController.js';
 export type { ControllerWebhooks } from './controller/controllerWebhooks.js';
+export { runPipeline, type Pipeline, type PipelineContext, type RunningPipeline, type RunPipelineOptions } from './controller/runPipeline.js';
+
+// Deploying: what a controller module exports for `rxkube manifests` and `rxkube run`, and the manifests as an API.
+export type { ControllerDefinition, DefinedController, DefinedPipeline } from './deploy/definition.js';
+export { manifests, type ManifestOptions } from './deploy/manifests.js';

@@ -1,7 +1,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { ControllerPermission } from '../controller/permissions.js';
 import type { RunControllerOptions } from '../controller/runController.js';
+import type { RunPipelineOptions } from '../controller/runPipeline.js';
+import type { WatchedResource } from '../controller/controller.js';
 import type { KubeObject } from '../types.js';
 import { importModule, TypeScriptLoaderMissing } from '../util/importModule.js';
 
@@ -20,10 +23,34 @@ import { importModule, TypeScriptLoaderMissing } from '../util/importModule.js';
  * CustomResourceDefinitions the controller serves. `where.namespace` is
  * the namespace it is deployed to (`POD_NAMESPACE` when it runs).
  */
-export type ControllerDefinition = (kubeConfig: KubeConfig, where: { namespace: string }) => DefinedController;
+export type ControllerDefinition = (kubeConfig: KubeConfig, where: { namespace: string }) => DefinedController | DefinedPipeline;
 
-/** What a definition returns. */
+/** What a definition of a builder controller returns: `runController()`'s options and its CRDs. */
 export type DefinedController = RunControllerOptions<KubeObject> & { crds?: readonly KubeObject[] };
+
+/**
+ * What a definition of a hand-composed pipeline returns: the pipeline, and
+ * what `rxkube manifests` cannot read from code it does not run: the
+ * resources it lists and watches and what else it writes.
+ */
+export interface DefinedPipeline extends Omit<RunPipelineOptions, 'kubeConfig' | 'handleSignals'> {
+  /**
+   * The resource whose keys it reconciles: listed and watched, and where its
+   * Events go and its `permissions` apply unless they say otherwise.
+   */
+  for: WatchedResource;
+  /** The other resources it lists and watches (its owned and watched kinds). */
+  informers?: readonly WatchedResource[];
+  /** What it writes, as `controller()`'s `permissions` (checked the same way). */
+  permissions?: readonly ControllerPermission[];
+  /** The CustomResourceDefinitions it serves. */
+  crds?: readonly KubeObject[];
+}
+
+/** Whether a definition returned a hand-composed pipeline rather than a builder controller's options. */
+export function isPipeline(defined: DefinedController | DefinedPipeline): defined is DefinedPipeline {
+  return typeof (defined as Partial<DefinedPipeline>).pipeline === 'function';
+}
 
 /** A module path that does not hold a definition, or a definition of the wrong shape: a usage error (exit 2). */
 export class DefinitionError extends Error {
@@ -63,18 +90,27 @@ export async function loadDefinition(path: string): Promise<ControllerDefinition
   return definition as ControllerDefinition;
 }
 
-/** Calls the definition and checks what it returned: a name, a primary resource, a reconcile, CRDs as objects. */
-export function define(definition: ControllerDefinition, kubeConfig: KubeConfig, namespace: string): DefinedController {
-  const defined = definition(kubeConfig, { namespace }) as Partial<DefinedController> | undefined;
+/** Calls the definition and checks what it returned: a name, a primary resource, a reconcile or a pipeline, CRDs as objects. */
+export function define(definition: ControllerDefinition, kubeConfig: KubeConfig, namespace: string): DefinedController | DefinedPipeline {
+  const defined = definition(kubeConfig, { namespace }) as Partial<DefinedController & DefinedPipeline> | undefined;
   if (defined === null || typeof defined !== 'object') throw new DefinitionError(`the definition returned ${JSON.stringify(defined)}, not runController's options`);
   if (typeof defined.name !== 'string' || defined.name === '') throw new DefinitionError('the definition returned no name');
   const primary = defined.for;
   if (primary === undefined || typeof primary.resource !== 'string' || typeof primary.version !== 'string' || typeof primary.kind !== 'string') {
     throw new DefinitionError(`the definition of "${defined.name}" needs for: { group, version, resource, kind }`);
   }
-  if (typeof defined.reconcile !== 'function') throw new DefinitionError(`the definition of "${defined.name}" has no reconcile function`);
+  if (typeof defined.reconcile !== 'function' && typeof defined.pipeline !== 'function') {
+    throw new DefinitionError(`the definition of "${defined.name}" has neither a reconcile function nor a pipeline (a function of its context to an Observable of outcomes)`);
+  }
+  if (typeof defined.reconcile === 'function' && typeof defined.pipeline === 'function') {
+    throw new DefinitionError(`the definition of "${defined.name}" has both a reconcile and a pipeline: a builder controller or a hand-composed one, not both`);
+  }
+  const informers: unknown = defined.informers;
+  if (informers !== undefined && (!Array.isArray(informers) || informers.some((r: Partial<WatchedResource>) => typeof r?.resource !== 'string' || typeof r.version !== 'string'))) {
+    throw new DefinitionError(`the definition of "${defined.name}": informers must be resources ({ group, version, resource, kind })`);
+  }
   if (defined.crds !== undefined && (!Array.isArray(defined.crds) || defined.crds.some((c: KubeObject) => c?.kind !== 'CustomResourceDefinition'))) {
     throw new DefinitionError(`the definition of "${defined.name}": crds must be CustomResourceDefinition objects`);
   }
-  return defined as DefinedController;
+  return defined as DefinedController | DefinedPipeline;
 }

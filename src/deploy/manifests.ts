@@ -1,7 +1,7 @@
 import type { ControllerWebhooks } from '../controller/controllerWebhooks.js';
 import type { KubeObject } from '../types.js';
 import { webhookPaths } from '../webhooks/webhookPaths.js';
-import type { DefinedController } from './definition.js';
+import { define, isPipeline, placeholderKubeConfig, type ControllerDefinition, type DefinedController, type DefinedPipeline } from './definition.js';
 import { controllerRbac, type ScopedRules } from './rbacRules.js';
 
 /**
@@ -62,7 +62,15 @@ function rbacObjects(name: string, namespace: string, scopes: ScopedRules[]): Ku
   });
 }
 
-function ports(defined: DefinedController): { health: number; webhooks: number | undefined } {
+/** What the Deployment and Service read of either kind of definition. */
+type Deployed = Pick<DefinedController, 'name' | 'health' | 'gracePeriod' | 'webhooks'>;
+
+/** A pipeline's definition as the builder's fields the manifests read: it serves no webhooks. */
+function deployedOf(defined: DefinedController | DefinedPipeline): Deployed {
+  return isPipeline(defined) ? { name: defined.name, health: defined.health, gracePeriod: defined.gracePeriod } : defined;
+}
+
+function ports(defined: Deployed): { health: number; webhooks: number | undefined } {
   const health = defined.health === false ? undefined : defined.health?.port;
   return { health: health ?? 8080, webhooks: defined.webhooks === undefined ? undefined : (defined.webhooks.port ?? 9443) };
 }
@@ -71,7 +79,7 @@ function certDirOf(webhooks: ControllerWebhooks<KubeObject>): string {
   return 'certDir' in webhooks.tls ? webhooks.tls.certDir : defaultCertDir;
 }
 
-function deployment(defined: DefinedController, options: ManifestOptions): KubeObject {
+function deployment(defined: Deployed, options: ManifestOptions): KubeObject {
   const { name } = defined;
   const port = ports(defined);
   const graceSeconds = Math.ceil((defined.gracePeriod ?? 30_000) / 1000);
@@ -117,7 +125,7 @@ function deployment(defined: DefinedController, options: ManifestOptions): KubeO
   } as KubeObject;
 }
 
-function service(defined: DefinedController, namespace: string): KubeObject {
+function service(defined: Deployed, namespace: string): KubeObject {
   const port = ports(defined);
   return {
     apiVersion: 'v1',
@@ -160,7 +168,8 @@ function webhookConfigurations(defined: DefinedController, namespace: string, ca
 }
 
 /** The CRDs, the one of the primary kind set to convert through the controller's conversion webhook when it has one. */
-function crdsOf(defined: DefinedController, namespace: string, caBundle: string | undefined): KubeObject[] {
+function crdsOf(defined: DefinedController | DefinedPipeline, namespace: string, caBundle: string | undefined): KubeObject[] {
+  if (isPipeline(defined)) return [...(defined.crds ?? [])];
   const primary = defined.for;
   return (defined.crds ?? []).map((crd) => {
     const spec = (crd as { spec?: { group?: string; names?: { plural?: string } } }).spec;
@@ -171,23 +180,37 @@ function crdsOf(defined: DefinedController, namespace: string, caBundle: string 
   });
 }
 
-/** Every object that deploys `defined`, in the order to apply them. */
-export function controllerManifests(defined: DefinedController, options: ManifestOptions): KubeObject[] {
+/** Every object that deploys `defined` (a builder controller or a hand-composed pipeline), in the order to apply them. */
+export function controllerManifests(defined: DefinedController | DefinedPipeline, options: ManifestOptions): KubeObject[] {
   const { name } = defined;
   const { namespace } = options;
-  if (defined.webhooks !== undefined && options.webhookCertificate === undefined) throw new TypeError(`"${name}" has webhooks: its manifests need their CA (webhookCertificate)`);
+  const deployed = deployedOf(defined);
+  if (deployed.webhooks !== undefined && options.webhookCertificate === undefined) throw new TypeError(`"${name}" has webhooks: its manifests need their CA (webhookCertificate)`);
   const cert = options.webhookCertificate;
   const secret: KubeObject[] =
-    defined.webhooks !== undefined && cert?.cert !== undefined && cert.key !== undefined
+    deployed.webhooks !== undefined && cert?.cert !== undefined && cert.key !== undefined
       ? [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: webhookSecretName(name), namespace, labels: labelsOf(name) }, type: 'kubernetes.io/tls', stringData: { 'tls.crt': cert.cert, 'tls.key': cert.key } } as KubeObject]
       : [];
+  // A pipeline's informers are, to RBAC, what a builder's owned kinds are: listed and watched.
+  const rbac = isPipeline(defined) ? controllerRbac({ name, for: defined.for, owns: [...(defined.informers ?? [])], permissions: defined.permissions }) : controllerRbac(defined);
   return [
     ...crdsOf(defined, namespace, cert?.caBundle),
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels: labelsOf(name) } },
-    ...rbacObjects(name, namespace, controllerRbac(defined)),
+    ...rbacObjects(name, namespace, rbac),
     ...secret,
-    service(defined, namespace),
-    deployment(defined, options),
-    ...(defined.webhooks !== undefined && cert !== undefined ? webhookConfigurations(defined, namespace, cert.caBundle) : []),
+    service(deployed, namespace),
+    deployment(deployed, options),
+    ...(!isPipeline(defined) && defined.webhooks !== undefined && cert !== undefined ? webhookConfigurations(defined, namespace, cert.caBundle) : []),
   ];
+}
+
+/**
+ * The manifests of a controller definition (what a controller module
+ * exports for `rxkube manifests`), as objects: the API the command calls.
+ * The definition is called with a kubeconfig that reaches nothing, since
+ * only its options are read. A definition with webhooks needs
+ * `options.webhookCertificate`.
+ */
+export function manifests(definition: ControllerDefinition, options: ManifestOptions): KubeObject[] {
+  return controllerManifests(define(definition, placeholderKubeConfig(), options.namespace), options);
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { parseCommandLine, UsageError, type CliIo } from '../util/cli.js';
 import { selfSignedCertificates } from '../webhooks/certificates.js';
-import { define, DefinitionError, loadDefinition, placeholderKubeConfig } from './definition.js';
+import { define, isPipeline, DefinitionError, loadDefinition, placeholderKubeConfig } from './definition.js';
 import { controllerManifests, webhookDnsNames, type ManifestOptions } from './manifests.js';
 
 /**
@@ -92,7 +92,7 @@ export async function manifestsCommand(args: string[], io: CliIo): Promise<numbe
     const definition = await loadDefinition(positionals[0] as string);
     const namespace = values.namespace ?? 'default';
     const defined = define(definition, placeholderKubeConfig(), namespace);
-    const objects = controllerManifests(defined, await options(values, defined.name, defined.webhooks !== undefined));
+    const objects = controllerManifests(defined, await options(values, defined.name, !isPipeline(defined) && defined.webhooks !== undefined));
     io.out(objects.map((o) => stringify(o, { aliasDuplicateObjects: false, lineWidth: 0 })).join('---\n'));
     return 0;
   } catch (error) {

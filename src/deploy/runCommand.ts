@@ -1,7 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { runController } from '../controller/runController.js';
+import { runPipeline } from '../controller/runPipeline.js';
 import { parseCommandLine, type CliIo } from '../util/cli.js';
-import { define, DefinitionError, loadDefinition } from './definition.js';
+import { define, DefinitionError, isPipeline, loadDefinition } from './definition.js';
 
 /**
  * `rxkube run <module>`: the image's start command. Runs the controller
@@ -69,8 +70,15 @@ export async function runCommand(args: string[], io: CliIo, env: NodeJS.ProcessE
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromDefault();
     const defined = define(definition, kubeConfig, namespace);
-    const { crds: _crds, ...options } = defined;
     const { values } = parsed;
+    if (isPipeline(defined)) {
+      const { crds: _crds, for: _for, informers: _informers, permissions: _permissions, ...pipeline } = defined;
+      if (values['health-port'] !== undefined && pipeline.health !== false) pipeline.health = { ...pipeline.health, port: Number(values['health-port']) };
+      const running = await runPipeline({ ...pipeline, kubeConfig });
+      await running.done;
+      return 0;
+    }
+    const { crds: _crds, ...options } = defined;
     if (values['health-port'] !== undefined && options.health !== false) options.health = { ...options.health, port: Number(values['health-port']) };
     if (options.webhooks !== undefined) {
       const certDir = values['webhook-cert-dir'];

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subscription } from 'rxjs';
 import { parseAllDocuments } from 'yaml';
-import { controller, findCondition, installCrd, isForbidden, kubeClient, silentLogger, type KubeClient, type KubeObject, type Logger } from 'rxkube';
+import { controller, findCondition, installCrd, isForbidden, kubeClient, runPipeline, silentLogger, type KubeClient, type KubeObject, type Logger, type RunningPipeline } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { runCli } from '../../src/cli.js';
-import { define, loadDefinition } from '../../src/deploy/definition.js';
+import { define, isPipeline, loadDefinition } from '../../src/deploy/definition.js';
 import { initWorkTree } from '../../examples/gitsync/workTree.js';
 import { waitFor } from '../support/waitFor.js';
 
@@ -106,6 +106,18 @@ const examples: Example[] = [
     outside: (client, namespace) => client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sneaky', namespace }, stringData: { token: 'x' } } as KubeObject),
     refusal: (ns) => `secrets is forbidden: User "system:serviceaccount:${ns}:gitsync" cannot create resource "secrets" in API group "" in the namespace "${ns}"`,
   },
+  {
+    // A pipeline composed by hand, not by controller(): its definition declares what it lists, watches and writes.
+    module: 'examples/mirror/controller.ts',
+    namespace: 'mirrored',
+    setup: async (admin, namespace) => {
+      await admin.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace, labels: { mirror: 'true' } }, data: { level: 'info' } } as KubeObject);
+    },
+    converged: (server, namespace) => find(server, '', 'configmaps', namespace, 'settings-mirror')?.data?.level === 'info',
+    // It applies ConfigMaps (a patch), never deletes one.
+    outside: (client, namespace) => client.remove({ apiVersion: 'v1', kind: 'ConfigMap', name: 'settings', namespace }),
+    refusal: (ns) => `configmaps "settings" is forbidden: User "system:serviceaccount:${ns}:mirror" cannot delete resource "configmaps" in API group "" in the namespace "${ns}"`,
+  },
 ];
 
 /** A logger that keeps the warnings and errors, so a test can say none was a refusal. */
@@ -121,13 +133,18 @@ describe('each example as its ServiceAccount, with its generated RBAC and nothin
   let server: ApiServer;
   let admin: KubeClient;
   const running: Subscription[] = [];
+  const pipelines: RunningPipeline[] = [];
 
   before(async () => {
     server = await startApiServer({ rbac: true, logger: silentLogger });
     admin = kubeClient(server.kubeConfig(), { fieldManager: 'admin' });
   });
-  afterEach(() => {
+  afterEach(async () => {
     for (const s of running.splice(0)) s.unsubscribe();
+    for (const p of pipelines.splice(0)) {
+      p.stop(); // a graceful stop: no key starts, the runs in flight end, the pipeline completes
+      await p.done;
+    }
   });
   after(async () => {
     await server?.close();
@@ -151,7 +168,10 @@ describe('each example as its ServiceAccount, with its generated RBAC and nothin
       const asServiceAccount = server.kubeConfigFor({ serviceAccount: `${namespace}/${objects.find((o) => o.kind === 'ServiceAccount')?.metadata.name ?? ''}` });
       const defined = define(await loadDefinition(example.module), asServiceAccount, namespace);
       const logged: string[] = [];
-      running.push(controller({ ...defined, logger: keepingLogger(logged) }).subscribe());
+      if (isPipeline(defined)) {
+        const { name, pipeline } = defined;
+        pipelines.push(await runPipeline({ name, pipeline, kubeConfig: asServiceAccount, logger: keepingLogger(logged), health: false, handleSignals: false, gracePeriod: 5_000 }));
+      } else running.push(controller({ ...defined, logger: keepingLogger(logged) }).subscribe());
       await waitFor(() => example.converged(server, namespace), `${example.module} to converge`, 60_000);
       const events = () => server.snapshot({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace }).filter((e) => (e as { reportingController?: string }).reportingController === defined.name);
       await waitFor(() => events().length > 0, `an Event of ${defined.name}`, 30_000);

@@ -46,7 +46,8 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   // Who may do what: it reads the cluster (storage, registry, selectors), and leaves answering to http/ (types only, see `typesOnlyFrom`).
   'apiserver/auth': ['apiserver'],
   testing: ['*'],
-  'entry index.ts': library,
+  // The root entry also names the deploy part's definitions and its manifests API (what `rxkube manifests` prints, as objects).
+  'entry index.ts': [...library, 'deploy'],
   'entry testing/index.ts': ['*'],
   'entry apiserver/index.ts': ['apiserver'],
   'entry webhooks/index.ts': ['webhooks'],
