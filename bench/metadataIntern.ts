@@ -1,6 +1,6 @@
 /**
  * What the metadata interner of a metadata-only source costs per object
- * (see the README's "Memory of the read path"): `JSON.parse` of a
+ * (see "Memory of the read path" in docs/benchmarks.md): `JSON.parse` of a
  * metadata-only pod of about 1 KB (the bench:watch fixture), with and
  * without `dropManagedFields`, then interned or not. Variants interleaved,
  * median of BENCH_ROUNDS (default 9); printed as µs per object and the

@@ -1,5 +1,5 @@
 /**
- * The README's screenshot of the live view (docs/liveview.png): runs the
+ * The screenshot in docs/liveview.md of the live view (docs/liveview.png): runs the
  * main job (`npm start`), opens the live view it prints in headless
  * Chromium (the tests' launchChromium(): Debian's, or RXKUBE_CHROMIUM) while the workload runs, opens
  * the detail of a key that failed at least once (else the busiest one),

@@ -44,12 +44,17 @@ describe('the public entry points', function () {
     expect(changed, 'reports that differ from the exported API: review the change, then run npm run api:report').to.deep.equal([]);
   });
 
-  // The cap keeps the root a chosen surface; it was 90 until the helpers a user's controller needs (conditions, owners, CRDs; issue 36) took it to 100.
-  it('export at most 110 names from the root entry, values and types', async () => {
+  // The cap keeps the root a chosen surface: 90 values until the helpers a user's controller needs (conditions, owners, CRDs, pipelines, manifests; issue 36).
+  it('export at most 100 values from the root entry, and name every type the API reaches', async () => {
     const report = await readFile(join(root, 'api/rxkube.api.md'), 'utf8');
-    const names = new Set([...report.matchAll(/^export (?:declare )?(?:abstract )?(?:function|class|interface|type|const|let|enum|namespace) ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]));
-    expect(names.size, [...names].join(', ')).to.be.at.most(110);
+    const exported = (kinds: string) => new Set([...report.matchAll(new RegExp(`^export (?:declare )?(?:abstract )?(?:${kinds}) ([A-Za-z_$][\\w$]*)`, 'gm'))].map((m) => m[1]));
+    // Values are the surface a release must keep working; the types of their options and results are exported too, so that
+    // callers can name them: the reference site's build (test/docsSite.test.ts) fails on a type the API reaches that no
+    // entry (rxkube, rxkube/testing, rxkube/apiserver, rxkube/webhooks) exports.
+    const values = exported('function|class|const|let|enum|namespace');
+    expect(values.size, [...values].join(', ')).to.be.at.most(100);
     // The values among them are what a plain import sees; the rest are types.
+    const names = exported('function|class|interface|type|const|let|enum|namespace');
     expect(Object.keys(rxkube).every((name) => names.has(name))).to.equal(true);
   });
 

@@ -13,3 +13,5 @@
 export { startApiServer, type AccessSubject, type ApiServer, type ApiServerOptions } from './startApiServer.js';
 export type { Fault, Faults, RequestFaults, RequestMatch } from './faults.js';
 export type { RequestLogEntry } from './http/requestLog.js';
+export type { ApiError, Status } from './api/statusError.js';
+export type { RequestInfo } from './faults.js';

@@ -172,7 +172,7 @@ export interface ControllerOptions<T extends KubeObject> {
   /** Run only while holding this Lease (client-go's algorithm). `kubeConfig` defaults to the controller's. */
   leaderElection?: Omit<LeaderElectionOptions, 'identity' | 'scheduler' | 'logger' | 'metrics' | 'stop' | 'requests'> & { identity?: string };
   /**
-   * Split the primary keys over the live replicas (README "Sharding"):
+   * Split the primary keys over the live replicas (docs/sharding.md):
    * each reconciles only the keys of its slots of the hash space, handed
    * over between replicas so that no key ever runs on two at once. Not
    * with `leaderElection`.

@@ -95,7 +95,7 @@ export interface ListWatchOptions<T extends KubeObject> {
   metadataOnly?: boolean;
   /**
    * Keep objects compact (the default, but for a `transform` other than
-   * `dropManagedFields`; see the README's
+   * `dropManagedFields`; see docs/benchmarks.md,
    * "Memory of the read path"): each object is read from its
    * bytes without a whole `JSON.parse`; its `metadata` is decoded (nested
    * values shared between objects that have the same ones), the rest kept

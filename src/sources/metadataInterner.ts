@@ -25,7 +25,7 @@ export const defaultInternerBounds: InternerBounds = {
  * Shares repeated metadata values between the objects a metadata-only
  * source hands on, so that a cache of 100,000 pods holds one copy of their
  * owner references, labels, annotations, managedFields entries, namespaces
- * and timestamps instead of one each (a metadata-only pod is mostly such values: see the README's
+ * and timestamps instead of one each (a metadata-only pod is mostly such values: see docs/benchmarks.md,
  * "Memory of the read path").
  *
  * Strings are replaced by an equal string already held; labels,

@@ -61,3 +61,5 @@ export { UnrecordedRequestError } from './replay/replayClient.js';
 export type { RunRecord, RunStep } from './replay/runSteps.js';
 export { readRecording, RecordingError } from '../controller/recording/readRecording.js';
 export type { Recording, RecordingHeader, RecordedOptions, RecordedResource } from '../controller/recording/format.js';
+export type { MemoryWatchSelectors } from './memory/memoryClient.js';
+export type { Latency } from './memory/memoryTransport.js';

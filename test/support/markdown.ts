@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
 /** A fenced code block of a Markdown document. */
 export interface CodeBlock {
   document: string;
@@ -7,7 +11,7 @@ export interface CodeBlock {
   language: string;
   /** Marked `fragment`: not a whole module, so not compiled. */
   fragment: boolean;
-  /** From `file=path`: the file of the README's quickstart it is. */
+  /** From `file=path`: the file of the quickstart or the tutorial it is. */
   file: string | undefined;
   code: string;
 }
@@ -28,4 +32,10 @@ export function codeBlocks(document: string, text: string): CodeBlock[] {
     blocks.push({ document, line: start + 1, language: open[1] ?? '', fragment: words.includes('fragment'), file, code: `${code.join('\n')}\n` });
   }
   return blocks;
+}
+
+/** The pages a reader follows links through, relative to `root`: the front page, the docs site, the examples' and the soak's pages. */
+export async function documentationPages(root: string): Promise<string[]> {
+  const docs = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+  return ['README.md', 'examples/README.md', 'soak/README.md', ...docs].filter((page) => existsSync(join(root, page)));
 }
