@@ -185,7 +185,7 @@ export function admit(ctx: ExchangeContext, prepared: PreparedRequest): void {
 }
 
 /** The request to a resource, checked against what the type serves, for its handler. */
-export function resourceRequest(ctx: ServerContext, prepared: PreparedRequest): ResourceRequest {
+export function resourceRequest(ctx: ExchangeContext, prepared: PreparedRequest): ResourceRequest {
   const { route, type, request, log } = prepared;
   if (route.kind !== 'resource' || type === undefined) throw routeNotFound();
   if (!type.namespaced && route.namespace !== undefined) throw routeNotFound();
@@ -207,6 +207,7 @@ export function resourceRequest(ctx: ServerContext, prepared: PreparedRequest): 
     verb: log.verb,
     log,
     warnings: [],
+    guard: ctx.access.writeGuard(userOf(ctx, prepared), { namespace: route.namespace ?? '', name: route.name ?? '' }),
   };
 }
 
