@@ -2,6 +2,7 @@ import { type KubeObject, joinKey } from '../types.js';
 import type { Logger } from '../logger.js';
 import { toStorage, toVersion } from './api/conversion.js';
 import { crdValidationErrors } from './api/crd.js';
+import { dataSizeErrors } from './api/dataFields.js';
 import { CrdController } from './controllers/crdController.js';
 import { deletionPlan, type DeleteOptions } from './writes/deletion.js';
 import { FieldsV1Cache } from './writes/fieldsV1Cache.js';
@@ -228,10 +229,8 @@ export class Cluster {
   }
 
   private validate(type: ResourceType, object: KubeObject, live?: KubeObject): void {
-    if (live !== undefined) {
-      const errors = roleRefUpdateErrors(type, object, live);
-      if (errors.length > 0) throw invalid({ group: type.group, kind: type.kind }, object.metadata.name ?? '', errors);
-    }
+    const errors = [...dataSizeErrors(type, object), ...(live === undefined ? [] : roleRefUpdateErrors(type, object, live))];
+    if (errors.length > 0) throw invalid({ group: type.group, kind: type.kind }, object.metadata.name ?? '', errors);
     if (type.builtin && type.group === 'apiextensions.k8s.io') {
       const errors = crdValidationErrors(object);
       if (errors.length > 0) throw invalid({ group: type.group, kind: type.kind }, object.metadata.name ?? '', errors);
