@@ -2,6 +2,7 @@ import { type KubeObject, joinKey } from '../types.js';
 import type { Logger } from '../logger.js';
 import { toStorage, toVersion } from './api/conversion.js';
 import { crdValidationErrors } from './api/crd.js';
+import { dataSizeErrors } from './api/dataFields.js';
 import { CrdController } from './controllers/crdController.js';
 import { deletionPlan, type DeleteOptions } from './writes/deletion.js';
 import { FieldsV1Cache } from './writes/fieldsV1Cache.js';
@@ -16,6 +17,7 @@ import { SelectorError } from './selectors/selectorError.js';
 import { apiVersionOf, type ResourceType } from './api/resourceType.js';
 import { alreadyExists, ApiError, forbidden, invalid, notFound } from './api/statusError.js';
 import { recordManagedFields } from './writes/serverSideApply.js';
+import { roleRefUpdateErrors } from './auth/roleRefUpdate.js';
 import { WatchHub } from './watch/watchHub.js';
 import { contentChanged, prepareCreate, prepareUpdate, type WriteContext } from './writes/writes.js';
 
@@ -31,7 +33,12 @@ const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 
 export interface WriteOptions extends WriteContext {
   dryRun?: boolean;
+  /** The requester's own check of what it stores (kube's RBAC storage refusing escalation), run before validation. */
+  guard?: WriteGuard;
 }
+
+/** Throws when the requester may not store `object` (`live`: the stored object, on an update). */
+export type WriteGuard = (type: ResourceType, object: KubeObject, live: KubeObject | undefined) => void;
 
 /** How a cluster keeps time and makes identities, and how strict it is about namespaces. */
 export interface ClusterOptions {
@@ -221,7 +228,9 @@ export class Cluster {
     }
   }
 
-  private validate(type: ResourceType, object: KubeObject): void {
+  private validate(type: ResourceType, object: KubeObject, live?: KubeObject): void {
+    const errors = [...dataSizeErrors(type, object), ...(live === undefined ? [] : roleRefUpdateErrors(type, object, live))];
+    if (errors.length > 0) throw invalid({ group: type.group, kind: type.kind }, object.metadata.name ?? '', errors);
     if (type.builtin && type.group === 'apiextensions.k8s.io') {
       const errors = crdValidationErrors(object);
       if (errors.length > 0) throw invalid({ group: type.group, kind: type.kind }, object.metadata.name ?? '', errors);
@@ -256,6 +265,7 @@ export class Cluster {
   createNow(type: ResourceType, namespace: string | undefined, body: unknown, options: WriteOptions): WriteResult {
     const uid = options.uid ?? this.uid?.();
     const object = prepareCreate(type, body, type.namespaced ? namespace : undefined, { ...options, ...(uid !== undefined ? { uid } : {}), fieldsCache: this.fieldsCache });
+    options.guard?.(type, object, undefined);
     this.validate(type, object);
     const name = object.metadata.name as string;
     this.checkNamespace(type, object.metadata.namespace);
@@ -280,7 +290,8 @@ export class Cluster {
     const liveObject = toVersion(type, live.object);
     const next = prepareUpdate(type, liveObject, body, { namespace: type.namespaced ? namespace : undefined, name }, { ...options, fieldsCache: this.fieldsCache });
     if (next === undefined) return { stored: live };
-    this.validate(type, next);
+    options.guard?.(type, next, liveObject);
+    this.validate(type, next, liveObject);
     if (options.dryRun) return { stored: this.dryRunResult(next) };
     return { stored: this.commitUpdate(type, live, this.toStored(type, next)) };
   }

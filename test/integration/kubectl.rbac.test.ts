@@ -135,6 +135,34 @@ describeKubectl('kubectl against the embedded API server with RBAC', function ()
     expect(bad.stderr).to.contain('error: You must be logged in to the server (Unauthorized)');
   });
 
+  it('refuses kubectl create rolebinding and create role by a user who may create them but lacks what they grant, in kube words', async () => {
+    await admin(['create', 'role', 'rbac-writer', '-n', 'x', '--verb=create', '--resource=rolebindings.rbac.authorization.k8s.io,roles.rbac.authorization.k8s.io']);
+    await admin(['create', 'rolebinding', 'rbac-writer', '--role=rbac-writer', '--user=mallory', '-n', 'x']);
+    const mallory = join(dir, 'mallory.kubeconfig');
+    await writeFile(mallory, server.kubeconfigYamlFor({ user: 'mallory' }));
+    const bind = await kubectl(mallory, ['create', 'rolebinding', 'mine', '--clusterrole=cluster-admin', '--user=mallory', '-n', 'x']);
+    expect(bind.code).to.equal(1);
+    expect(bind.stderr).to.equal(
+      'error: failed to create rolebinding: rolebindings.rbac.authorization.k8s.io "mine" is forbidden: user "mallory" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n' +
+        '{APIGroups:["*"], Resources:["*"], Verbs:["*"]}\n{NonResourceURLs:["*"], Verbs:["*"]}\n',
+    );
+    const all = await kubectl(mallory, ['create', 'role', 'all', '-n', 'x', '--verb=*', '--resource=secrets']);
+    expect(all.code).to.equal(1);
+    expect(all.stderr).to.contain('roles.rbac.authorization.k8s.io "all" is forbidden: user "mallory" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["secrets"], Verbs:["*"]}');
+    expect((await kubectl(mallory, ['get', 'secrets', '-n', 'x'])).code).to.equal(1);
+  });
+
+  it('refuses kubectl apply that changes a binding\'s roleRef, as kube does', async () => {
+    const binding = (role: string): string =>
+      stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'fixed', namespace: 'x' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects: [{ kind: 'ServiceAccount', name: 'bot', namespace: 'x' }] });
+    expect(await admin(['apply', '-f', '-'], binding('view'))).to.equal('rolebinding.rbac.authorization.k8s.io/fixed created\n');
+    const changed = await kubectl(adminConfig, ['apply', '-f', '-'], binding('edit'));
+    expect(changed.code).to.equal(1);
+    expect(changed.stderr).to.equal(
+      'The RoleBinding "fixed" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"ClusterRole", Name:"edit"}: cannot change roleRef\n',
+    );
+  });
+
   it('applies RBAC objects from YAML and aggregates a ClusterRole kubectl applied', async () => {
     const docs = [
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'widgets-all' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { 'example.com/widgets': 'true' } }] } },

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { Cluster } from '../cluster.js';
+import type { Cluster, WriteGuard } from '../cluster.js';
 import type { ResourceType } from '../api/resourceType.js';
 import { answerReview, type AccessDecider } from './accessReview.js';
 import { Authenticator } from './authenticator.js';
 import { bootstrapClusterRoleBindings, bootstrapClusterRoles } from './bootstrapPolicy.js';
 import { ClusterRoleAggregation } from './clusterRoleAggregation.js';
+import { checkRbacWrite, type RbacWriteRequest } from './escalationCheck.js';
 import { forbiddenRequest } from './forbidden.js';
 import { actingUser, type ImpersonationHeaders } from './impersonation.js';
 import type { PolicyRule } from './policyRule.js';
@@ -13,7 +14,7 @@ import { accessReviewResources, authenticationGroup, authenticationReviewResourc
 import { answerAuthenticationReview } from './authenticationReview.js';
 import type { RequestAttributes } from './requestAttributes.js';
 import { answerTokenRequest, issueServiceAccountToken } from './tokenRequest.js';
-import type { UserInfo } from './user.js';
+import { mastersGroup, type UserInfo } from './user.js';
 
 /**
  * Who may do what on one server. With `rbac` off (the default) every
@@ -82,6 +83,17 @@ export class Access implements AccessDecider {
   authorize(user: UserInfo | undefined, request: RequestAttributes): void {
     const decision = this.decide(user, request);
     if (!decision.allowed) throw forbiddenRequest(user?.name ?? '', request, decision.reason);
+  }
+
+  /**
+   * What kube's RBAC storage checks of what `user` stores through `request`: no Role or binding
+   * that grants more than she holds (see escalationCheck.ts). None without RBAC, or for
+   * `system:masters`, whom kube never checks.
+   */
+  writeGuard(user: UserInfo | undefined, request: RbacWriteRequest): WriteGuard | undefined {
+    const authorizer = this.authorizer;
+    if (authorizer === undefined || user === undefined || user.groups.includes(mastersGroup)) return undefined;
+    return (type, object, live) => checkRbacWrite(authorizer, user, request, type, object, live);
   }
 
   /** The user a request acts as, after `Impersonate-*` headers (only RBAC reads them). */

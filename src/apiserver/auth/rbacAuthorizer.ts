@@ -29,8 +29,26 @@ interface Subject {
   namespace?: string;
 }
 
+/** What a binding refers to: a Role (in the binding's namespace) or a ClusterRole. */
+export interface RoleRef {
+  readonly apiGroup?: string;
+  readonly kind?: string;
+  readonly name?: string;
+}
+
+/** The rules of a binding's role, or why it has none: a role that does not exist, or a kind that is no role. */
+export interface RoleReference {
+  readonly rules: readonly PolicyRule[];
+  readonly error?: string;
+  /** Set when the role does not exist. */
+  readonly missing?: { readonly resource: 'roles' | 'clusterroles'; readonly name: string };
+}
+
+/** Who names a missing role (see `roleReferenceRules`). */
+export type RoleLookup = 'lister' | 'registry';
+
 interface Binding extends KubeObject {
-  roleRef?: { kind?: string; name?: string };
+  roleRef?: RoleRef;
   subjects?: Subject[];
 }
 
@@ -78,24 +96,29 @@ export class RbacAuthorizer {
     return store.keysIn(key, namespace).map((k) => store.get(key, k)?.object as T);
   }
 
-  private rulesOf(roleRef: Binding['roleRef'], namespace: string): { rules: readonly PolicyRule[]; error?: string } {
+  /**
+   * The rules of the role a binding in `namespace` ("" for a ClusterRoleBinding) refers to. A
+   * missing role is named as `lookup` names it: `role.rbac.authorization.k8s.io` as kube's
+   * authorizer (its listers) says, `roles.rbac.authorization.k8s.io` as its RBAC storage (the
+   * registry) says.
+   */
+  roleReferenceRules(roleRef: RoleRef | undefined, namespace: string, lookup: RoleLookup = 'lister'): RoleReference {
     const kind = roleRef?.kind;
     const name = roleRef?.name ?? '';
     if (kind !== 'ClusterRole' && kind !== 'Role') return { rules: [], error: `unsupported role reference kind: ${JSON.stringify(kind ?? '')}` };
-    const found =
-      kind === 'Role' && namespace === ''
-        ? undefined
-        : this.cluster.store.get(this.type(kind === 'Role' ? 'roles' : 'clusterroles').storageKey, joinKey(kind === 'Role' ? namespace : undefined, name));
+    const resource = kind === 'Role' ? 'roles' : 'clusterroles';
+    const found = kind === 'Role' && namespace === '' ? undefined : this.cluster.store.get(this.type(resource).storageKey, joinKey(kind === 'Role' ? namespace : undefined, name));
     if (found !== undefined) return { rules: (found.object as Role).rules ?? [] };
-    return { rules: [], error: `${kind.toLowerCase()}.${rbacGroup} ${JSON.stringify(name)} not found` };
+    const named = lookup === 'lister' ? kind.toLowerCase() : resource;
+    return { rules: [], error: `${named}.${rbacGroup} ${JSON.stringify(name)} not found`, missing: { resource, name } };
   }
 
   /** Visits every rule that applies to `user` in `namespace` (cluster-wide ones only for ""), until `visit` returns false. */
-  visitRulesFor(user: UserInfo, namespace: string, visit: RuleVisitor): void {
+  visitRulesFor(user: UserInfo, namespace: string, visit: RuleVisitor, lookup: RoleLookup = 'lister'): void {
     for (const binding of this.objects<Binding>('clusterrolebindings')) {
       const subject = binding.subjects?.find((s) => appliesTo(user, s, ''));
       if (subject === undefined) continue;
-      const { rules, error } = this.rulesOf(binding.roleRef, '');
+      const { rules, error } = this.roleReferenceRules(binding.roleRef, '', lookup);
       const source = (): string =>
         `ClusterRoleBinding ${JSON.stringify(binding.metadata.name)} of ${binding.roleRef?.kind ?? ''} ${JSON.stringify(binding.roleRef?.name ?? '')} to ${describeSubject(subject, '')}`;
       if (error !== undefined && !visit(source, undefined, error)) return;
@@ -105,7 +128,7 @@ export class RbacAuthorizer {
     for (const binding of this.objects<Binding>('rolebindings', namespace)) {
       const subject = binding.subjects?.find((s) => appliesTo(user, s, namespace));
       if (subject === undefined) continue;
-      const { rules, error } = this.rulesOf(binding.roleRef, namespace);
+      const { rules, error } = this.roleReferenceRules(binding.roleRef, namespace, lookup);
       const source = (): string =>
         `RoleBinding ${JSON.stringify(`${binding.metadata.name}/${namespace}`)} of ${binding.roleRef?.kind ?? ''} ${JSON.stringify(binding.roleRef?.name ?? '')} to ${describeSubject(subject, namespace)}`;
       if (error !== undefined && !visit(source, undefined, error)) return;

@@ -4,10 +4,10 @@ import type { ResourceType } from '../api/resourceType.js';
 import type { Access } from '../auth/access.js';
 import { requestAttributes } from '../auth/requestAttributes.js';
 import type { UserInfo } from '../auth/user.js';
-import { ApiError, methodNotAllowed, routeNotFound, statusFor, unauthorized } from '../api/statusError.js';
+import { ApiError, methodNotAllowed, requestEntityTooLarge, routeNotFound, statusFor, unauthorized } from '../api/statusError.js';
 import type { RequestInfo } from '../faults.js';
 import { applyPatchType } from '../writes/patch.js';
-import { errorResponse, jsonResponse, jsonTextResponse, mediaType, parseObjectBody, type ApiResponse } from './httpIo.js';
+import { errorResponse, jsonResponse, jsonTextResponse, maxBodyBytes, mediaType, parseObjectBody, type ApiResponse } from './httpIo.js';
 import type { BodyRequest, RequestHeaders, ResourceRequest, ServerContext } from './requestContext.js';
 import type { RequestLog, RequestLogEntry } from './requestLog.js';
 import { handleCreate, handleDelete, handleDeleteCollection, handleGet, handleList, handlePatch, handleUpdate } from './resourceHandlers.js';
@@ -185,7 +185,7 @@ export function admit(ctx: ExchangeContext, prepared: PreparedRequest): void {
 }
 
 /** The request to a resource, checked against what the type serves, for its handler. */
-export function resourceRequest(ctx: ServerContext, prepared: PreparedRequest): ResourceRequest {
+export function resourceRequest(ctx: ExchangeContext, prepared: PreparedRequest): ResourceRequest {
   const { route, type, request, log } = prepared;
   if (route.kind !== 'resource' || type === undefined) throw routeNotFound();
   if (!type.namespaced && route.namespace !== undefined) throw routeNotFound();
@@ -207,6 +207,7 @@ export function resourceRequest(ctx: ServerContext, prepared: PreparedRequest): 
     verb: log.verb,
     log,
     warnings: [],
+    guard: ctx.access.writeGuard(userOf(ctx, prepared), { namespace: route.namespace ?? '', name: route.name ?? '' }),
   };
 }
 
@@ -248,6 +249,8 @@ function discovery(ctx: ExchangeContext, request: ApiRequest, core: boolean): Ap
 
 function serve(ctx: ExchangeContext, prepared: PreparedRequest, body: Buffer): ApiResponse {
   const { route, request } = prepared;
+  // HTTP stops reading at the limit; a body handed over in process (the memory clients) meets it here.
+  if (body.length > maxBodyBytes) throw requestEntityTooLarge(maxBodyBytes);
   if (route.kind !== 'resource' && request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed();
   switch (route.kind) {
     case 'resource': {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../logger.js';
-import type { Cluster } from '../cluster.js';
+import type { Cluster, WriteGuard } from '../cluster.js';
 import { servesStoredForm, toVersion } from '../api/conversion.js';
 import type { Faults, RequestFaults } from '../faults.js';
 import type { StoredObject } from '../storage/objectStore.js';
@@ -43,6 +43,8 @@ export interface ResourceRequest {
   readonly log: RequestLogEntry;
   /** Warnings for the client, sent as `Warning: 299 - "..."` headers. */
   readonly warnings: string[];
+  /** The requester's check of what its write stores (RBAC escalation), when it has one. */
+  readonly guard?: WriteGuard;
 }
 
 /** A request with a body, read in full (empty when it has none). */

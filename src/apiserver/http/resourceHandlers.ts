@@ -34,6 +34,7 @@ export function writeOptions(r: ResourceRequest): WriteOptions {
     ]);
   }
   const options: WriteOptions = { manager, now: r.server.cluster.timestamp(), dryRun: r.query.getAll('dryRun').includes('All'), warnings: r.warnings };
+  if (r.guard !== undefined) options.guard = r.guard;
   if (r.subresource === 'status') options.subresource = 'status';
   const validation = r.query.get('fieldValidation');
   if (validation !== null && validation !== '') {

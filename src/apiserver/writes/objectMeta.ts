@@ -69,6 +69,16 @@ function stringMapErrors(field: string, value: unknown, checkValue: boolean): Fi
   return errors;
 }
 
+/** kube's TotalAnnotationSizeLimitB: the keys and values of all annotations, in bytes. */
+export const maxAnnotationBytes = 256 * 1024;
+
+function annotationSizeErrors(value: unknown): FieldError[] {
+  if (!isPlainObject(value)) return [];
+  let size = 0;
+  for (const [key, entry] of Object.entries(value)) size += Buffer.byteLength(key) + (typeof entry === 'string' ? Buffer.byteLength(entry) : 0);
+  return size > maxAnnotationBytes ? [{ field: 'metadata.annotations', type: 'Too long', detail: `may not be more than ${maxAnnotationBytes} bytes` }] : [];
+}
+
 function ownerReferenceErrors(value: unknown): FieldError[] {
   if (value === undefined || value === null) return [];
   const field = 'metadata.ownerReferences';
@@ -103,7 +113,7 @@ export function metadataErrors(type: ResourceType, meta: ObjectMeta): FieldError
     for (const detail of nameErrors(type, name)) errors.push({ field: 'metadata.name', type: 'Invalid value', value: name, detail });
   }
   errors.push(...stringMapErrors('metadata.labels', meta.labels, true));
-  errors.push(...stringMapErrors('metadata.annotations', meta.annotations, false));
+  errors.push(...stringMapErrors('metadata.annotations', meta.annotations, false), ...annotationSizeErrors(meta.annotations));
   errors.push(...ownerReferenceErrors(meta.ownerReferences));
   const finalizers: unknown = meta.finalizers;
   if (finalizers !== undefined && finalizers !== null) {

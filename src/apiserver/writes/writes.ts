@@ -5,6 +5,7 @@ import { shareUnchanged } from './shareUnchanged.js';
 import { jsonKind } from './jsonValue.js';
 import { applyCrdSchema, crdVersionSchema } from '../api/crdSchema.js';
 import { pruneUnknownFields } from '../api/builtinFields.js';
+import { byteFieldError } from '../api/dataFields.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import { generateName, metadataErrors } from './objectMeta.js';
 import { apiVersionOf, type ResourceType } from '../api/resourceType.js';
@@ -200,6 +201,9 @@ function applySchema(type: ResourceType, obj: KubeObject, ctx: WriteContext, liv
  */
 export function checkBuiltinFields(type: ResourceType, obj: object, ctx: WriteContext): void {
   if (!type.builtin || ctx.ownWrite === true) return;
+  // Go's decoding fails on a `[]byte` field that is no base64 before strictness is looked at.
+  const undecodable = byteFieldError(type, obj as KubeObject);
+  if (undecodable !== undefined) throw decodingError(type, undecodable, ctx);
   const unknown = pruneUnknownFields(type, obj);
   if (unknown.length === 0 || ctx.fieldValidation === 'Ignore') return;
   const messages = unknown.map((path) => `unknown field ${JSON.stringify(path)}`);
@@ -209,10 +213,14 @@ export function checkBuiltinFields(type: ResourceType, obj: object, ctx: WriteCo
 
 /** Kube's answer to unknown fields under Strict, built-in or custom alike: worded by what was written. */
 function strictDecodingError(type: ResourceType, messages: readonly string[], ctx: WriteContext): Error {
-  const strict = `strict decoding error: ${messages.join(', ')}`;
-  if (ctx.fromPatch === undefined) return badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${strict}`);
-  if (ctx.fromPatch === 'apply') return badRequest(strict);
-  return invalid({ group: '', kind: '' }, '', [{ field: 'patch', type: 'Invalid value', value: ctx.fromPatch.value(), detail: strict }]);
+  return decodingError(type, `strict decoding error: ${messages.join(', ')}`, ctx);
+}
+
+/** Kube's answer to a body its decoder refuses (`detail`), worded by what was written. */
+function decodingError(type: ResourceType, detail: string, ctx: WriteContext): Error {
+  if (ctx.fromPatch === undefined) return badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${detail}`);
+  if (ctx.fromPatch === 'apply') return badRequest(detail);
+  return invalid({ group: '', kind: '' }, '', [{ field: 'patch', type: 'Invalid value', value: ctx.fromPatch.value(), detail }]);
 }
 
 /** Drops empty metadata maps and lists, which kube's JSON leaves out. */
