@@ -37,6 +37,18 @@ describe('rxkube replay (the command, in process)', () => {
     expect(out).to.include('5ms  Normal Counted: set count to 2');
   });
 
+  it('prints recorded Event notes and error messages with their control characters escaped, as kubectl does (ESC as ^[, BEL as ^G, CR as \\r)', async () => {
+    const hostile = join(dir, 'hostile.jsonl');
+    const note = 'set count to 1\u001b]0;owned\u0007\u001b[2J\r';
+    const changed = entries.map((e) => (e.type === 'event' ? { ...e, message: note } : e.type === 'run-end' && e.at === entries.find((x) => x.type === 'run-end')?.at ? { ...e, result: 'error', error: 'boom\u001b[31m' } : e));
+    await writeFile(hostile, `${[header, ...changed].map((e) => JSON.stringify(e)).join('\n')}\n`);
+    const { code, out } = await cli(['replay', hostile, '--reconcile', join(fixtures, 'counterReconcile.ts')]);
+    expect(code).to.equal(1);
+    expect(out).to.include('Normal Counted: set count to 1^[]0;owned^G^[[2J\\r');
+    expect(out).to.include('boom^[[31m');
+    expect(out).not.to.match(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+  });
+
   const usage: [string, string[], RegExp][] = [
     ['an unknown option', ['--bogus'], /^rxkube replay: Unknown option '--bogus'/],
     ['no recording', ['--reconcile', 'x.ts'], /^rxkube replay: needs the recording to replay/],
