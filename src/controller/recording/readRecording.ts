@@ -89,7 +89,8 @@ function parseLines(file: string, text: string, mayBeCut: boolean, warnings: str
  * Tolerant where a crash leaves its mark: a cut-off last line of the
  * newest file is ignored with a warning naming the file and line. Strict
  * elsewhere: a line that is not JSON, a file without the header, a header
- * of another recording or format version is a `RecordingError` naming the
+ * of another recording or format version, header options or an entry not
+ * shaped as recorded (see `checkEntries`) is a `RecordingError` naming the
  * file and line. A recording whose first file was rotated away reads with
  * a warning (the informers' first lists went with it).
  */
