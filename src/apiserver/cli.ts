@@ -1,3 +1,4 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createDefaultLogger } from '../logger.js';
@@ -9,8 +10,13 @@ import { startApiServer, type ApiServer } from './startApiServer.js';
  * writes a kubeconfig for kubectl:
  *
  *   npx rxkube apiserver --port 8080
- *   export KUBECONFIG=/tmp/rxkube-8080.kubeconfig
+ *   export KUBECONFIG=/tmp/rxkube-apiserver-XXXXXX/kubeconfig   (the path it prints)
  *   kubectl get namespaces
+ *
+ * The kubeconfig holds the server's credentials (with --rbac a
+ * system:masters token): by default it goes in a directory made for it
+ * (mode 0700, a random name another local user cannot create first) and
+ * removed when the server stops; the file is 0600 wherever it is written.
  *
  * Exit codes: 0 when stopped by its caller, 1 when the server fails, 2 for a
  * bad command line, 130 on Ctrl-C (SIGINT), 143 on SIGTERM. Nothing here
@@ -25,7 +31,8 @@ interrupted, and writes a kubeconfig that points kubectl and client-node at it.
 options:
   --port <n>                  port to listen on (default 8080; 0 picks a free one)
   --host <addr>               address to listen on (default 127.0.0.1)
-  --kubeconfig <path>         where to write the kubeconfig (default <tmpdir>/rxkube-<port>.kubeconfig)
+  --kubeconfig <path>         where to write the kubeconfig, mode 0600 (default: <tmpdir>/rxkube-apiserver-XXXXXX/
+                              kubeconfig, in a new 0700 directory removed when the server stops)
   --token <t>                 require "Authorization: Bearer <t>" (written into the kubeconfig)
   --rbac                      authenticate every request and authorize it by RBAC, over HTTPS with a
                               self-signed certificate (the kubeconfig is a system:masters admin;
@@ -105,8 +112,15 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
     shardedListAndWatch: gates.ShardedListAndWatch ?? true,
     logger: createDefaultLogger({ component: 'apiserver' }),
   });
-  const boundPort = new URL(server.url).port;
-  const path = resolve(values.kubeconfig ?? join(tmpdir(), `rxkube-${boundPort}.kubeconfig`));
+  // A directory of our own, made now: a predictable path in the shared temp folder could be another user's first.
+  let ownDir: string | undefined;
+  try {
+    if (values.kubeconfig === undefined) ownDir = await mkdtemp(join(tmpdir(), 'rxkube-apiserver-'));
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
+  const path = resolve(values.kubeconfig ?? join(ownDir as string, 'kubeconfig'));
   try {
     await server.writeKubeconfig(path).catch((err: unknown) => {
       throw new Error(`cannot write the kubeconfig to ${path}: ${err instanceof Error ? err.message : String(err)}`);
@@ -125,5 +139,6 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
     return exit.code;
   } finally {
     await server.close();
+    if (ownDir !== undefined) await rm(ownDir, { recursive: true, force: true });
   }
 }

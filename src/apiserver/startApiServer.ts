@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -12,6 +11,7 @@ import { Faults } from './faults.js';
 import { createRequestHandler, type HandlerContext } from './http/handler.js';
 import { createUpgradeHandler } from './http/upgrade.js';
 import { deepFreeze } from '../util/json.js';
+import { writePrivateFile } from '../util/privateFile.js';
 import { kubeconfigYaml, makeKubeConfig } from './kubeconfig.js';
 import { RequestLog, type RequestLogEntry } from './http/requestLog.js';
 import { describeRef, type ResourceType } from './api/resourceType.js';
@@ -75,7 +75,11 @@ export interface ApiServer {
   kubeConfig(): KubeConfig;
   /** A kubeconfig for this server as YAML, for kubectl. */
   kubeconfigYaml(): string;
-  /** Writes `kubeconfigYaml()` to `path` (mode 0600). */
+  /**
+   * Writes `kubeconfigYaml()` to `path`, readable by its owner only (0600,
+   * an existing file's mode set so too); refuses a symbolic link and a file
+   * another user owns.
+   */
   writeKubeconfig(path: string): Promise<void>;
   /**
    * A KubeConfig that authenticates as `subject`: a ServiceAccount, with a
@@ -214,7 +218,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     url,
     kubeConfig: () => makeKubeConfig(url, token),
     kubeconfigYaml: () => kubeconfigYaml(url, token),
-    writeKubeconfig: (path) => writeFile(path, kubeconfigYaml(url, token), { mode: 0o600 }),
+    writeKubeconfig: (path) => writePrivateFile(path, kubeconfigYaml(url, token)),
     kubeConfigFor: (subject) => makeKubeConfig(url, access.tokenFor(subject), contextNamespace(subject)),
     kubeconfigYamlFor: (subject) => kubeconfigYaml(url, access.tokenFor(subject), contextNamespace(subject)),
     get resourceVersion() {

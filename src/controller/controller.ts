@@ -23,7 +23,7 @@ import type { Lister } from '../store/store.js';
 import type { ListWatchOptions } from '../sources/listWatch.js';
 import type { TimelineEntry } from '../timeline.js';
 import type { Delta, KubeObject, ObjectKey, ResourceRef } from '../types.js';
-import { checkPermissions, type ControllerPermission } from './permissions.js';
+import { checkControllerAccess, type ControllerPermission } from './permissions.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
 import { runParts } from './timelineClient.js';
 import { TimelineHub } from './timelineHub.js';
@@ -430,14 +430,9 @@ function validate<T extends KubeObject>(options: ControllerOptions<T>): void {
   if (typeof options.name !== 'string' || options.name === '') throw new TypeError('controller needs a non-empty name');
   if (typeof options.reconcile !== 'function') throw new TypeError(`controller "${options.name}" needs a reconcile function`);
   if (!options.kubeConfig) throw new TypeError(`controller "${options.name}" needs a kubeConfig`);
-  checkPermissions(options.name, options.permissions);
+  checkControllerAccess(options);
   if (options.sharding !== undefined) {
     if (options.leaderElection !== undefined) throw new TypeError(`controller "${options.name}": sharding and leaderElection cannot both be set (sharding has its own Leases)`);
     validateSharding(options.name, options.sharding);
-  }
-  for (const [role, resource] of [['for', options.for], ...(options.owns ?? []).map((r) => ['owns', r] as const), ...(options.watches ?? []).map((w) => ['watches', w.resource] as const)] as const) {
-    if (!resource || typeof resource.resource !== 'string' || typeof resource.version !== 'string' || typeof resource.kind !== 'string') {
-      throw new TypeError(`controller "${options.name}": ${role} needs { group, version, resource, kind }`);
-    }
   }
 }

@@ -1,7 +1,8 @@
 import { KubeConfig } from '@kubernetes/client-node';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import type { ControllerPermission } from '../controller/permissions.js';
+import { stat } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { checkControllerAccess, type ControllerPermission } from '../controller/permissions.js';
 import type { RunControllerOptions } from '../controller/runController.js';
 import type { RunPipelineOptions } from '../controller/runPipeline.js';
 import type { WatchedResource } from '../controller/controller.js';
@@ -69,15 +70,28 @@ export function placeholderKubeConfig(): KubeConfig {
   return kubeConfig;
 }
 
-/** Imports `path` (a `.ts` module through tsx, which must then be installed; see `importModule`) and returns its `definition` export. */
+/** What a module may be: JavaScript, or TypeScript through tsx. */
+const moduleExtensions: readonly string[] = ['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'];
+
+/**
+ * Imports `path` (a `.ts` module through tsx, which must then be installed;
+ * see `importModule`) and returns its `definition` export. What is no
+ * module at all (a directory, a text file, a file that does not parse) is a
+ * `DefinitionError`; what the module throws as it runs, as it threw it.
+ */
 export async function loadDefinition(path: string): Promise<ControllerDefinition> {
   const file = resolve(path);
-  if (!existsSync(file)) throw new DefinitionError(`no module at ${file}`);
+  const found = await stat(file).catch(() => undefined);
+  if (found === undefined) throw new DefinitionError(`no module at ${file}`);
+  if (!found.isFile()) throw new DefinitionError(`${path} is ${found.isDirectory() ? 'a directory' : 'not a file'}, not a module`);
+  if (!moduleExtensions.includes(extname(file))) throw new DefinitionError(`${path} is not a module: its name must end in ${moduleExtensions.join(', ')}`);
   let module: Record<string, unknown>;
   try {
     module = await importModule(file);
   } catch (err) {
     if (err instanceof TypeScriptLoaderMissing) throw new DefinitionError(err.message);
+    // A file that does not parse is no module; an error it throws as it runs is the module's own (exit 1).
+    if (err instanceof SyntaxError && !isRunTimeError(err, file)) throw new DefinitionError(`${path} is not a module that parses: ${err.message}`);
     throw err;
   }
   const definition = module.definition;
@@ -88,6 +102,12 @@ export async function loadDefinition(path: string): Promise<ControllerDefinition
     );
   }
   return definition as ControllerDefinition;
+}
+
+/** A SyntaxError the module's own code threw as it ran (`JSON.parse` of bad text, say), not one of parsing the module: a frame of its stack is in the module. */
+function isRunTimeError(err: Error, file: string): boolean {
+  const url = pathToFileURL(file).href;
+  return (err.stack ?? '').split('\n').some((line) => /^\s+at /.test(line) && (line.includes(`${url}:`) || line.includes(`${file}:`)));
 }
 
 /** Calls the definition and checks what it returned: a name, a primary resource, a reconcile or a pipeline, CRDs as objects. */
@@ -108,6 +128,13 @@ export function define(definition: ControllerDefinition, kubeConfig: KubeConfig,
   const informers: unknown = defined.informers;
   if (informers !== undefined && (!Array.isArray(informers) || informers.some((r: Partial<WatchedResource>) => typeof r?.resource !== 'string' || typeof r.version !== 'string'))) {
     throw new DefinitionError(`the definition of "${defined.name}": informers must be resources ({ group, version, resource, kind })`);
+  }
+  try {
+    // The check controller() runs, for a pipeline's declared informers as for a builder's owned ones.
+    const pipelineAccess = { name: defined.name, for: primary, owns: [...(defined.informers ?? [])], permissions: defined.permissions };
+    checkControllerAccess(typeof defined.pipeline === 'function' ? pipelineAccess : (defined as DefinedController));
+  } catch (err) {
+    throw new DefinitionError(`the definition of "${defined.name}": ${(err as Error).message}`);
   }
   if (defined.crds !== undefined && (!Array.isArray(defined.crds) || defined.crds.some((c: KubeObject) => c?.kind !== 'CustomResourceDefinition'))) {
     throw new DefinitionError(`the definition of "${defined.name}": crds must be CustomResourceDefinition objects`);

@@ -1,5 +1,5 @@
 import type { ControllerOptions } from '../controller/controller.js';
-import type { PermissionVerb } from '../controller/permissions.js';
+import { permissionVerbs } from '../controller/permissions.js';
 import type { KubeObject } from '../types.js';
 
 /**
@@ -35,8 +35,6 @@ export interface ScopedRules {
 
 /** What the derivation reads of a controller's options. */
 export type RbacInput = Pick<ControllerOptions<KubeObject>, 'name' | 'for' | 'owns' | 'watches' | 'permissions' | 'leaderElection' | 'sharding'>;
-
-const verbOrder: readonly PermissionVerb[] = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
 /** `"ns/name"` as the Lease of leader election names it; the error says what was given. */
 function leaseOf(lease: string): { namespace: string; name: string } {
@@ -94,7 +92,7 @@ export function controllerRbac(options: RbacInput): ScopedRules[] {
     rules: [...(grants.get(scope) as Map<string, Set<string>>).entries()]
       .map(([key, verbs]) => {
         const [group, resource, names] = JSON.parse(key) as [string, string, string[]];
-        const rule: RbacRule = { apiGroups: [group], resources: [resource], verbs: verbOrder.filter((v) => verbs.has(v)) };
+        const rule: RbacRule = { apiGroups: [group], resources: [resource], verbs: permissionVerbs.filter((v) => verbs.has(v)) };
         if (names.length > 0) rule.resourceNames = names;
         return rule;
       })

@@ -23,7 +23,9 @@ export class ListItems<T extends KubeObject> implements ListBodyHandler {
 
   item(entry: unknown, head: ListHead): boolean {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-      this.sink.logger.error({ resource: this.sink.resource, item: JSON.stringify(entry)?.slice(0, 200) }, 'list item is not an object; skipping it');
+      // What it is and how long, never what it holds: the list may be of Secrets.
+      const item = entry === null ? 'null' : Array.isArray(entry) ? `an array of ${entry.length}` : `a ${typeof entry} of ${String(JSON.stringify(entry)?.length)} characters`;
+      this.sink.logger.error({ resource: this.sink.resource, item }, 'list item is not an object; skipping it');
       return false;
     }
     const item = entry as T;

@@ -6,22 +6,28 @@ export interface WatchLine {
   object: unknown;
 }
 
-/** A line that is not a watch event; `text` is the line, cut to a readable length. */
+/**
+ * A line that is not a watch event. It says what is wrong, where the line
+ * starts in the response and how long it is, never what it holds: a line
+ * of a watch of Secrets (or one that cannot be told apart) would carry
+ * their data into logs.
+ */
 export class MalformedWatchLineError extends Error {
   /** Always `MalformedWatchLineError`. */
   override readonly name = 'MalformedWatchLineError';
   constructor(
-    /** What is wrong with the line (not JSON, no type, ...). */
+    /** What is wrong with the line (not JSON, no type, ...), without its text. */
     readonly reason: string,
-    /** The line, or its start. */
-    readonly text: string,
+    /** Where the line starts: bytes of the response body before it. */
+    readonly offset: number,
+    /** The line's length in bytes. */
+    readonly length: number,
   ) {
-    super(`malformed watch line (${reason}): ${text}`);
+    super(`malformed watch line (${reason}) at byte ${offset} of the response, ${length} bytes`);
   }
 }
 
 const NEWLINE = 0x0a;
-const SHOWN = 200;
 
 /**
  * Splits a watch response's bytes into newline-delimited JSON events and
@@ -39,6 +45,8 @@ const SHOWN = 200;
 export class WatchLineReader {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** Bytes of the response before the chunk being read. */
+  private consumed = 0;
   /** The line being read has passed the cap: its bytes are counted, not kept. */
   private skipping = false;
 
@@ -71,14 +79,14 @@ export class WatchLineReader {
         const line = Buffer.concat(this.pending, bytes);
         this.pending = [];
         this.pendingBytes = 0;
-        this.line(line, 0, line.length);
+        this.line(line, 0, line.length, this.consumed - (bytes - newline));
       }
       start = newline + 1;
       newline = chunk.indexOf(NEWLINE, start);
     }
     while (newline !== -1) {
       if (newline - start > this.maxLineBytes) this.onOversized(newline - start);
-      else this.line(chunk, start, newline);
+      else this.line(chunk, start, newline, this.consumed + start);
       start = newline + 1;
       newline = chunk.indexOf(NEWLINE, start);
     }
@@ -92,6 +100,7 @@ export class WatchLineReader {
         this.pending.push(this.volatile ? Buffer.from(chunk.subarray(start)) : chunk.subarray(start));
       }
     }
+    this.consumed += chunk.length;
   }
 
   /** The response ended: a last line without a newline still counts. */
@@ -107,7 +116,7 @@ export class WatchLineReader {
     const line = Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
-    this.line(line, 0, line.length);
+    this.line(line, 0, line.length, this.consumed - line.length);
   }
 
   /** Bytes held for a line whose end has not arrived yet. */
@@ -115,7 +124,8 @@ export class WatchLineReader {
     return this.skipping ? 0 : this.pendingBytes;
   }
 
-  private line(buffer: Buffer, start: number, end: number): void {
+  /** Reads the line `buffer[start, end)`, which starts at byte `offset` of the response. */
+  private line(buffer: Buffer, start: number, end: number, offset: number): void {
     // Trailing \r (CRLF lines) and whitespace-only keep-alive lines.
     while (end > start && (buffer[end - 1] === 0x0d || buffer[end - 1] === 0x20)) end--;
     if (end === start) return;
@@ -125,31 +135,32 @@ export class WatchLineReader {
     try {
       parsed = text !== undefined ? JSON.parse(text) : this.decode?.(buffer, start, end);
     } catch (err) {
-      this.onMalformed(new MalformedWatchLineError(`not JSON: ${(err as Error).message}`, shownLine(text, buffer, start, end)));
+      this.onMalformed(new MalformedWatchLineError(notJson(err), offset, end - start));
       return;
     }
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      this.onMalformed(new MalformedWatchLineError('not a JSON object', shownLine(text, buffer, start, end)));
+      this.onMalformed(new MalformedWatchLineError('not a JSON object', offset, end - start));
       return;
     }
     const event = parsed as { type?: unknown; object?: unknown };
     if (typeof event.type !== 'string') {
-      this.onMalformed(new MalformedWatchLineError('no "type"', shownLine(text, buffer, start, end)));
+      this.onMalformed(new MalformedWatchLineError('no "type"', offset, end - start));
       return;
     }
     if (event.object === null || typeof event.object !== 'object') {
-      this.onMalformed(new MalformedWatchLineError('no "object"', shownLine(text, buffer, start, end)));
+      this.onMalformed(new MalformedWatchLineError('no "object"', offset, end - start));
       return;
     }
     this.onEvent(event as WatchLine);
   }
 }
 
-/** A malformed line as its error shows it: the text already made, or made now from the bytes (the compact codec reads bytes, not text). */
-function shownLine(text: string | undefined, buffer: Buffer, start: number, end: number): string {
-  return shorten(text ?? buffer.toString('utf8', start, end));
-}
-
-function shorten(text: string): string {
-  return text.length > SHOWN ? `${text.slice(0, SHOWN)}… (${text.length} chars)` : text;
+/**
+ * Why a line is not JSON, without the text V8 quotes from it (`Unexpected
+ * token 'x', "{"data":{"pa"... is not valid JSON`): what broke and where.
+ */
+function notJson(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const cleaned = message.replace(/,? *(?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
+  return `not JSON: ${cleaned === '' ? 'not valid JSON' : cleaned}`;
 }

@@ -100,7 +100,8 @@ describe('checkPermissions: what controller() accepts as permissions', () => {
     ['a wildcard resource', { resource: '*', verbs: ['get'] }, 'permissions[0].resource must be a plural resource name'],
     ['a wildcard group', { group: '*', resource: 'pods', verbs: ['get'] }, 'permissions[0].group must be an API group name (no wildcard)'],
     ['no verbs', { resource: 'pods', verbs: [] }, 'permissions[0].verbs must list at least one verb'],
-    ['an unknown verb', { resource: 'pods', verbs: ['escalate'] }, 'permissions[0].verbs: "escalate" is not one of'],
+    ['an unknown verb', { resource: 'pods', verbs: ['frobnicate'] }, 'permissions[0].verbs: "frobnicate" is not one of'],
+    ['escalate without allowPrivilegeEscalation', { group: 'rbac.authorization.k8s.io', resource: 'roles', verbs: ['escalate'] }, 'permissions[0].verbs: "escalate" lets the controller act beyond its own permissions; say that it is meant with allowPrivilegeEscalation: true'],
     ['a create limited by name', { resource: 'pods', verbs: ['create'], resourceNames: ['a'] }, 'permissions[0]: "create" cannot be limited by resourceNames'],
     ['an empty namespace', { resource: 'pods', verbs: ['get'], namespace: '' }, 'permissions[0].namespace must be a namespace or "*"'],
   ] as const) {

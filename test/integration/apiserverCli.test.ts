@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const root = new URL('../..', import.meta.url).pathname;
 const bin = join(root, 'bin/rxkube.js');
@@ -94,5 +94,45 @@ describe('rxkube apiserver, in its own process', function () {
     expect(off).to.equal(undefined);
     expect(unknown.code).to.equal(2);
     expect(unknown.err.split('\n')[0]).to.equal('rxkube apiserver: --feature-gates: unknown feature gate "WatchList" (known: ShardedListAndWatch)');
+  });
+
+  it('writes its kubeconfig by default into a new 0700 directory of a random name, the file 0600, and removes both when it stops', async () => {
+    const umask = process.umask(0o022);
+    let path: string | undefined;
+    let modes: string[] = [];
+    try {
+      const { code } = await rxkube(['apiserver', '--port', '0'], children, (out, proc) => {
+        const written = /kubeconfig written to (\S+)/.exec(out)?.[1];
+        if (path !== undefined || written === undefined || !out.includes('press Ctrl-C to stop')) return;
+        path = written;
+        void Promise.all([stat(dirname(written)), stat(written)]).then((s) => {
+          modes = s.map((st) => (st.mode & 0o777).toString(8));
+          proc.kill('SIGINT');
+        });
+      });
+      expect(code).to.equal(130);
+    } finally {
+      process.umask(umask);
+    }
+    expect(path).to.match(new RegExp(`^${tmpdir()}/rxkube-apiserver-[A-Za-z0-9]{6}/kubeconfig$`));
+    expect(modes).to.deep.equal(['700', '600']);
+    expect(await stat(dirname(path as string)).catch(() => 'gone')).to.equal('gone');
+  });
+
+  it('--rbac over an existing 0644 kubeconfig leaves it 0600, with the admin token in it', async () => {
+    const path = join(dir, 'kubeconfig');
+    await writeFile(path, 'an earlier kubeconfig\n');
+    await chmod(path, 0o644);
+    let seen: { mode: string; text: string } | undefined;
+    await rxkube(['apiserver', '--port', '0', '--rbac', '--kubeconfig', path], children, (out, proc) => {
+      if (seen !== undefined || !out.includes('press Ctrl-C to stop')) return;
+      seen = { mode: '', text: '' };
+      void Promise.all([stat(path), readFile(path, 'utf8')]).then(([st, text]) => {
+        seen = { mode: (st.mode & 0o777).toString(8), text };
+        proc.kill('SIGINT');
+      });
+    });
+    expect(seen?.mode).to.equal('600');
+    expect(seen?.text).to.match(/token: \S+/);
   });
 });

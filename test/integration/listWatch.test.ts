@@ -239,6 +239,23 @@ describe('listWatch against the embedded API server', function () {
     expect(i.error()).to.equal(undefined);
   });
 
+  it("logs a malformed line through the caller's logger with the error, resource, offset and length, never its content", async () => {
+    await create('a');
+    const records: { level: string; fields: unknown; message: string | undefined }[] = [];
+    const at = (level: string) => (fields: unknown, message?: string) => records.push({ level, fields, message });
+    const i = informer({ backoff: { initialMs: 10 }, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } });
+    await waitFor(() => requests('watch').length === 1, 'the first watch');
+    const secretLine = '{"type":"MODIFIED","object":{"kind":"Secret","metadata":{"name":"db"},"data":{"password":"aHVudGVyMg=="}';
+    server.faults.malformedLine(secretLine);
+    await waitFor(() => requests('watch').length === 2, 'the reopened watch');
+    const logged = records.find((r) => r.message?.startsWith('malformed watch line'));
+    expect(logged?.level).to.equal('error');
+    expect(logged?.fields).to.deep.include({ resource: 'configmaps' });
+    expect(String((logged?.fields as { error?: unknown }).error)).to.match(new RegExp(`^malformed watch line \\(not JSON: [^"]*\\) at byte \\d+ of the response, ${secretLine.length} bytes$`));
+    expect(JSON.stringify(records)).not.to.match(/aHVudGVyMg|password|Secret/);
+    expect(i.malformed.join()).not.to.match(/aHVudGVyMg|password/);
+  });
+
   it('restarts a list whose continue token expired (410) from the top', async () => {
     for (const name of ['a', 'b', 'c', 'd']) await create(name);
     let lists = 0;

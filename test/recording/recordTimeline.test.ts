@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
@@ -135,6 +135,35 @@ describe('recordTimeline (the flight recorder)', () => {
     // What is kept is the newest entries, without a gap, in order.
     expect(read.entries).to.deep.equal(all.slice(all.length - read.entries.length));
     expect(recording.stats().rotations).to.be.greaterThan(2);
+  });
+
+  it('writes the recording and every rotated part 0600 under a umask of 022, and makes an earlier 0644 recording 0600', async () => {
+    const umask = process.umask(0o022);
+    try {
+      const path = join(dir, 'run.jsonl');
+      await writeFile(path, 'an earlier recording\n', { mode: 0o644 });
+      await chmod(path, 0o644);
+      const timeline = new Subject<TimelineEntry>();
+      const recording = recordTimeline(timeline, options, { path, maxBytes: 2000, maxFiles: 3 }, { scheduler: new VirtualTimeScheduler(), logger: logs() });
+      for (let i = 0; i < 30; i++) timeline.next(informer(i, secret));
+      await recording.stop();
+      const files = (await readdir(dir)).sort();
+      expect(files).to.deep.equal(['run.jsonl', 'run.jsonl.1', 'run.jsonl.2']);
+      for (const f of files) expect(((await stat(join(dir, f))).mode & 0o777).toString(8), f).to.equal('600');
+    } finally {
+      process.umask(umask);
+    }
+  });
+
+  it('refuses to write a recording through a symbolic link, saying so in its log', async () => {
+    const target = join(dir, 'elsewhere');
+    await writeFile(target, 'not to be overwritten\n');
+    await symlink(target, join(dir, 'run.jsonl'));
+    const logger = logs();
+    const recording = recordTimeline(new Subject<TimelineEntry>(), options, { path: join(dir, 'run.jsonl') }, { scheduler: new VirtualTimeScheduler(), logger });
+    await recording.stop();
+    expect(await readFile(target, 'utf8')).to.equal('not to be overwritten\n');
+    expect(JSON.stringify(logger.lines.filter((l) => l.level === 'error').map((l) => l.fields))).to.include('is a symbolic link; not following it');
   });
 
   it('logs a write error once and never throws into the controller; later entries are counted as dropped', async () => {

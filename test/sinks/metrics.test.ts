@@ -250,7 +250,7 @@ describe('source metrics', () => {
     m.watchRestart('configmaps', 'closed');
     m.watchRestart('configmaps', 'closed');
     m.event('configmaps', 'ADDED');
-    m.malformedLine('configmaps', new MalformedWatchLineError('not JSON', 'not json {'));
+    m.malformedLine('configmaps', new MalformedWatchLineError('not JSON', 0, 10));
     m.retry({ resource: 'configmaps', verb: 'watch', delayMs: 800, reason: 'error' });
     m.storeSize('configmaps', 12);
     m.storeSize('deployments.apps', 3);

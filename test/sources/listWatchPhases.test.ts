@@ -163,7 +163,7 @@ describe('listWatch phases', () => {
 
     it('reports a malformed line, and takes a bookmark without a version or an unknown type for one, without the hook', async () => {
       const p = phases();
-      p.watches.push({ lines: [event('MODIFIED', obj('a', '6')), new MalformedWatchLineError('not JSON', '{"ty')], end: { kind: 'closed' } });
+      p.watches.push({ lines: [event('MODIFIED', obj('a', '6')), new MalformedWatchLineError('not JSON', 0, 4)], end: { kind: 'closed' } });
       p.watches.push({ lines: [event('BOOKMARK', { metadata: {} })], end: { kind: 'closed' } });
       p.watches.push({ lines: [event('SNAPSHOT', {})], end: { kind: 'closed' } });
       const next = { kind: 'backoff', verb: 'watch', reason: 'watch malformed', next: { kind: 'watch', resourceVersion: '6' } };

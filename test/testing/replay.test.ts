@@ -105,3 +105,21 @@ describe('replay (rxkube/testing)', () => {
     expect(message).to.equal('replay needs options with a reconcile function');
   });
 });
+
+describe('replay: virtual time in proportion to the entries', () => {
+  const farEntry = (after: number) => ({ type: 'informer', at: t0 + after, controller: 'counter', resource: 'configmaps', event: 'Bookmark', resourceVersion: '99' }) as (typeof entries)[number];
+  const withResync = (after: number) => ({ ...recording, header: { ...header, options: { ...header.options, resyncPeriod: 1000 } }, entries: [...entries, farEntry(after)] });
+
+  it('steps through each resync period of a recording within the bound: one run of the key per period', async () => {
+    const plain = await replay({ ...recording, entries: [...entries, farEntry(20_000)] }, { reconcile: counter('1') });
+    const resynced = await replay(withResync(20_000), { reconcile: counter('1') });
+    // 20 s after the start under a 1 s resync: a run of the one key per period (and those of the shutdown's grace), not one per ms.
+    expect(resynced.outcomes.length - plain.outcomes.length).to.be.within(20, 60);
+  });
+
+  it('refuses a recording whose last entry is 31 years after the rest, naming it, before stepping once', async () => {
+    const error = await replay(withResync(31 * 365 * 24 * 3600 * 1000), { reconcile: counter('1') }).catch((err: Error) => err);
+    expect((error as Error).name).to.equal('RecordingError');
+    expect((error as Error).message).to.match(new RegExp(`^entry ${entries.length + 1}: at \\d+ is 977616000000 ms after the recording's start`));
+  });
+});

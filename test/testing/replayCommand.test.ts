@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.js';
@@ -35,6 +35,51 @@ describe('rxkube replay (the command, in process)', () => {
     expect(out.split('\n')[0]).to.match(/^\d+ runs replayed, [1-9]\d* differ$/);
     expect(out).to.include('run 1 of default/a (attempt 1, at 1 ms) differs\n  recorded:\n');
     expect(out).to.include('5ms  Normal Counted: set count to 2');
+  });
+
+  it('prints recorded Event notes and error messages with their control characters escaped, as kubectl does (ESC as ^[, BEL as ^G, CR as \\r)', async () => {
+    const hostile = join(dir, 'hostile.jsonl');
+    const note = 'set count to 1\u001b]0;owned\u0007\u001b[2J\r';
+    const changed = entries.map((e) => (e.type === 'event' ? { ...e, message: note } : e.type === 'run-end' && e.at === entries.find((x) => x.type === 'run-end')?.at ? { ...e, result: 'error', error: 'boom\u001b[31m' } : e));
+    await writeFile(hostile, `${[header, ...changed].map((e) => JSON.stringify(e)).join('\n')}\n`);
+    const { code, out } = await cli(['replay', hostile, '--reconcile', join(fixtures, 'counterReconcile.ts')]);
+    expect(code).to.equal(1);
+    expect(out).to.include('Normal Counted: set count to 1^[]0;owned^G^[[2J\\r');
+    expect(out).to.include('boom^[[31m');
+    expect(out).not.to.match(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+  });
+
+  const corrupt: [string, (lines: Record<string, unknown>[]) => void, RegExp][] = [
+    ['an object that is a string', (l) => Object.assign(l.find((e) => e.type === 'informer' && e.event === 'Listed') as object, { object: 'not an object' }), /:(\d+): entry "informer" Listed: object must be a Kubernetes object, got a string$/],
+    ['metadata: null', (l) => Object.assign(l.find((e) => e.type === 'informer' && e.event === 'Listed') as object, { object: { kind: 'ConfigMap', metadata: null } }), /:(\d+): entry "informer" Listed: object.metadata must hold a name, got null$/],
+    ['a run without its key', (l) => delete (l.find((e) => e.type === 'run-start') as Record<string, unknown>).key, /:(\d+): entry "run-start": key is malformed, got undefined$/],
+    ['concurrency -5 in the header', (l) => ((l[0] as { options: Record<string, unknown> }).options.concurrency = -5), /:(1): the header's options.concurrency must be a positive integer, got -5$/],
+    ['for: null in the header', (l) => ((l[0] as { options: Record<string, unknown> }).options.for = null), /:(1): the header's options.for must be a resource \({ group, version, resource, kind }\), got null$/],
+  ];
+  for (const [what, spoil, message] of corrupt) {
+    it(`refuses a recording with ${what}: exit 2, naming the line`, async () => {
+      const lines = JSON.parse(JSON.stringify([header, ...entries])) as Record<string, unknown>[];
+      spoil(lines);
+      const path = join(dir, 'corrupt.jsonl');
+      await writeFile(path, `${lines.map((e) => JSON.stringify(e)).join('\n')}\n`);
+      const { code, err } = await cli(['replay', path, '--reconcile', join(fixtures, 'counterReconcile.ts')]);
+      expect(code, err).to.equal(2);
+      const first = err.split('\n')[0] as string;
+      expect(first.startsWith(`rxkube replay: ${path}:`), first).to.equal(true);
+      const line = Number(message.exec(first)?.[1]);
+      expect(line, first).to.be.greaterThan(0);
+      expect(JSON.stringify(lines[line - 1])).to.equal((await readFile(path, 'utf8')).split('\n')[line - 1]);
+    });
+  }
+
+  it('refuses a recording with one entry 31 years after the rest under a 1 s resync: exit 2, naming its line', async () => {
+    const far = { type: 'informer', at: (header.start as number) + 31 * 365 * 24 * 3600 * 1000, controller: 'counter', resource: 'configmaps', event: 'Bookmark', resourceVersion: '99' };
+    const lines = [{ ...header, options: { ...header.options, resyncPeriod: 1000 } }, ...entries, far];
+    const path = join(dir, 'far.jsonl');
+    await writeFile(path, `${lines.map((e) => JSON.stringify(e)).join('\n')}\n`);
+    const { code, err } = await cli(['replay', path, '--reconcile', join(fixtures, 'counterReconcile.ts')]);
+    expect(code, err).to.equal(2);
+    expect(err.split('\n')[0]).to.match(new RegExp(`^rxkube replay: ${path}:${lines.length}: at \\d+ is 977616000000 ms after the recording's start, 977616000 resync periods of 1000 ms for ${entries.length + 1} entries`));
   });
 
   const usage: [string, string[], RegExp][] = [

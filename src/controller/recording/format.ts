@@ -78,6 +78,8 @@ export interface Recording {
   readonly header: RecordingHeader;
   /** Every entry, oldest first, across the rotated files. */
   readonly entries: readonly TimelineEntry[];
+  /** Where each entry of `entries` was read (`file:line`), for messages that name it; absent for a recording made in memory. */
+  readonly places?: readonly string[];
   /** The files read, oldest first. */
   readonly files: readonly string[];
   /** What the reader tolerated: a partial last line, a first part rotated away. */

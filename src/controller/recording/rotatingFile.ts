@@ -1,6 +1,7 @@
-import { open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Logger } from '../../logger.js';
+import { openPrivateFile } from '../../util/privateFile.js';
 import { rotatedParts, rotatedPath } from './rotatedNames.js';
 
 /** How big the files of a recording grow and how many are kept. */
@@ -87,7 +88,8 @@ export function rotatingFile(path: string, header: (part: number) => string, log
   let warnedFull = false;
 
   const startFile = async (): Promise<void> => {
-    file = await open(path, 'w');
+    // Every part holds cached objects: readable by the owner only, whatever the umask or an earlier file's mode.
+    file = await openPrivateFile(path);
     const first = `${header(part)}\n`;
     await file.write(first);
     size = headerSize = Buffer.byteLength(first);

@@ -4,7 +4,7 @@ import { BehaviorSubject, concatMap, filter, firstValueFrom, from, isObservable,
 import { TestScheduler } from 'rxjs/testing';
 import { controller, type ControllerOptions, type ControllerReconciler, type ExtraWatch } from '../../controller/controller.js';
 import type { Recording } from '../../controller/recording/format.js';
-import { readRecording } from '../../controller/recording/readRecording.js';
+import { readRecording, RecordingError } from '../../controller/recording/readRecording.js';
 import { silentLogger } from '../../logger.js';
 import type { ReconcileOutcome } from '../../operators/reconcileByKey.js';
 import type { EventRecorder } from '../../sinks/events/eventRecorder.js';
@@ -126,6 +126,30 @@ function recordedInputs(entries: readonly TimelineEntry[], scheduler: TestSchedu
   };
 }
 
+/** Resync periods a replay steps through at most: a constant, and as many more per entry (the entries' own work bounds the rest). */
+const resyncsPerEntry = 100;
+const resyncsBase = 10_000;
+
+/**
+ * Refuses a recording whose times would have virtual time step through far
+ * more resync periods than it has entries (one timestamp 31 years after
+ * the rest, with a 1 s resync, is a billion steps): the replay's work stays
+ * proportional to the entries. Names the first entry past the bound.
+ */
+function checkTimeSpan(read: Recording, resyncPeriod: number | undefined): void {
+  if (resyncPeriod === undefined) return;
+  const start = read.header.start;
+  read.entries.forEach((e, i) => {
+    const periods = (e.at - start) / resyncPeriod;
+    if (periods > resyncsBase + resyncsPerEntry * (i + 1)) {
+      const where = read.places?.[i] ?? `entry ${i + 1}`;
+      throw new RecordingError(
+        `${where}: at ${e.at} is ${Math.round(e.at - start)} ms after the recording's start, ${Math.round(periods)} resync periods of ${resyncPeriod} ms for ${i + 1} entries; replaying it would step through each (at most ${resyncsBase} and ${resyncsPerEntry} per entry)`,
+      );
+    }
+  });
+}
+
 /** A recorder that keeps a run's Events as its steps: the replay writes nothing anywhere. */
 function runRecorder(log: ReplayedRunLog, now: () => number): EventRecorder {
   let recorded = 0;
@@ -171,6 +195,7 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
   if (options === null || typeof options !== 'object' || typeof options.reconcile !== 'function') throw new TypeError('replay needs options with a reconcile function');
   const read = typeof recording === 'string' ? await readRecording(recording, options.logger !== undefined ? { logger: options.logger } : {}) : recording;
   const { header } = read;
+  checkTimeSpan(read, options.resyncPeriod ?? header.options.resyncPeriod);
   const logger = options.logger ?? silentLogger;
   const scheduler = new TestScheduler((actual, expected) => deepStrictEqual(actual, expected));
   scheduler.frame = header.start;

@@ -4,6 +4,7 @@ import { RecordingError } from '../../controller/recording/readRecording.js';
 import type { KubeObject } from '../../types.js';
 import { parseCommandLine, UsageError, type CliIo } from '../../util/cli.js';
 import { importModule, TypeScriptLoaderMissing } from '../../util/importModule.js';
+import { escapeTerminal } from '../../util/terminalText.js';
 import { replayReport } from './compareRuns.js';
 import { replay, type ReplayOptions } from './replay.js';
 
@@ -49,8 +50,13 @@ async function loadModule(path: string): Promise<Record<string, unknown>> {
   }
 }
 
-/** `rxkube replay`: see `replayUsage`. Returns the exit code; never exits the process. */
-export async function replayCommand(args: string[], io: CliIo): Promise<number> {
+/**
+ * `rxkube replay`: see `replayUsage`. Returns the exit code; never exits the
+ * process. What it prints comes from the recording (Event notes, error
+ * messages, keys) and the module: escaped as kubectl escapes what it prints.
+ */
+export async function replayCommand(args: string[], terminal: CliIo): Promise<number> {
+  const io: CliIo = { ...terminal, out: (line) => terminal.out(escapeTerminal(line)), err: (line) => terminal.err(escapeTerminal(line)) };
   try {
     const line = commandLine(args);
     if (line.help) {
