@@ -141,6 +141,48 @@ describe('the webhook server', function () {
     expect(scheduler.now()).to.equal(2000);
   });
 
+  describe('a member named __proto__ (legal under x-kubernetes-preserve-unknown-fields) is data', () => {
+    // Sent as JSON text: an object literal (or a copy made by assignment) would take "__proto__" for a prototype.
+    const withProto = (review: unknown): string => JSON.stringify(review).replace('"spec":{', '"spec":{"__proto__":{"min":5},');
+    const sendText = (path: string, text: string) => post(`${(server as WebhookServer).url}${path}`, certs.caCert, text);
+    const patchOf = (answer: Record<string, unknown>): unknown => (answer.patch === undefined ? [] : JSON.parse(Buffer.from(answer.patch as string, 'base64').toString()));
+
+    it('a defaulting handler finds the member itself, not a value inherited from it, and its patch keeps /spec/__proto__', async () => {
+      const seen: boolean[] = [];
+      await start({
+        webhooks: {
+          '/default': mutatingWebhook<{ metadata: object; spec: { min?: number } }>((object) => {
+            seen.push(Object.hasOwn(object.spec, '__proto__'), Object.getPrototypeOf(object.spec) === Object.prototype);
+            object.spec.min ??= 1;
+          }),
+        },
+      });
+      const answer = responseOf((await sendText('/default', withProto(admissionReview('CREATE', pa({ max: 3 }), { uid: 'p' })))).json());
+      expect(seen).to.deep.equal([true, true]);
+      expect(patchOf(answer)).to.deep.equal([{ op: 'add', path: '/spec/min', value: 1 }]);
+    });
+
+    it('a handler that changes nothing answers without a patch', async () => {
+      await start({ webhooks: { '/noop': mutatingWebhook(() => {}) } });
+      const answer = responseOf((await sendText('/noop', withProto(admissionReview('CREATE', pa({ max: 3 }), { uid: 'n' })))).json());
+      expect(answer).to.deep.equal({ uid: 'n', allowed: true });
+    });
+
+    it('conversion keeps the member in the converted object', async () => {
+      await start({
+        webhooks: {
+          '/convert-all': conversionWebhook([
+            { group: 'autoscaling.rxkube.dev', kind: 'PodAutoscaler', hub: 'v2', spokes: { v1: { toHub: (o) => o, fromHub: (o) => o } } },
+          ]),
+        },
+      });
+      const answer = responseOf((await sendText('/convert-all', withProto(conversionReview('autoscaling.rxkube.dev/v2', [pa({ max: 3 })], 'c')))).json());
+      expect(JSON.stringify(answer.convertedObjects)).to.equal(
+        '[{"apiVersion":"autoscaling.rxkube.dev/v2","kind":"PodAutoscaler","metadata":{"name":"web","namespace":"default"},"spec":{"__proto__":{"min":5},"max":3}}]',
+      );
+    });
+  });
+
   describe('refuses what kube-apiserver would never send', () => {
     const review = admissionReview('CREATE', pa({ min: 1, max: 2 }), { uid: 'x' });
     const cases: Array<[string, string | Buffer, number, string, Record<string, string>?]> = [
