@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import type { Subscription } from 'rxjs';
 import { deltas, indexer, kubeClient, listWatch, silentLogger, type KubeObject, type Lister, type StoreEvent } from 'rxkube';
 import type { ApiServer } from 'rxkube/testing';
+import { conversionWebhook, mutatingWebhook, selfSignedCertificates, startWebhookServer, type SelfSignedCertificates, type WebhookServer } from 'rxkube/webhooks';
 import { expectOrdinaryPrototypes, expectPrototypesUnchanged, prototypeSnapshot, type PrototypeSnapshot } from '../support/hostileJson.js';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
@@ -133,6 +134,78 @@ describe('a member named __proto__ on the embedded API server and the client (is
         expectOrdinaryPrototypes(JSON.parse(JSON.stringify(got)));
         expect(Object.getPrototypeOf(got.spec)).to.equal(Object.prototype);
       }
+    }
+  });
+});
+
+describe('a member named __proto__ through the webhooks the embedded API server calls (issue 35)', function () {
+  this.timeout(30_000);
+  let certs: SelfSignedCertificates;
+  let webhooks: WebhookServer;
+  let server: ApiServer;
+  let before: PrototypeSnapshot;
+  const gadgets = (version: string): string => `/apis/example.com/${version}/namespaces/default/gadgets`;
+
+  beforeEach(async () => {
+    before = prototypeSnapshot();
+    certs = await selfSignedCertificates();
+    const keep = (o: KubeObject): KubeObject => o;
+    webhooks = await startWebhookServer({
+      port: 0,
+      host: '127.0.0.1',
+      tls: certs,
+      webhooks: {
+        '/default': mutatingWebhook<Widget>((object) => {
+          object.spec.size ??= 1;
+        }),
+        '/convert': conversionWebhook([{ group: 'example.com', kind: 'Gadget', hub: 'v2', spokes: { v1: { toHub: keep, fromHub: keep } } }]),
+      },
+    });
+    server = await start();
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+        versions: ['v1', 'v2'].map((name) => ({ name, served: true, storage: name === 'v2', schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } })),
+        conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: `${webhooks.url}/convert`, caBundle: certs.caBundle } } },
+      },
+    };
+    expect((await json(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd)).status).to.equal(201);
+    const configuration = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      metadata: { name: 'default-gadgets' },
+      webhooks: [
+        {
+          name: 'default.gadgets.example.com',
+          admissionReviewVersions: ['v1'],
+          sideEffects: 'None',
+          failurePolicy: 'Fail',
+          clientConfig: { url: `${webhooks.url}/default`, caBundle: certs.caBundle },
+          rules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['gadgets'], scope: '*' }],
+        },
+      ],
+    };
+    expect((await json(server, 'POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', configuration)).status).to.equal(201);
+  });
+  afterEach(async () => {
+    await server?.close();
+    await webhooks?.close();
+    expectPrototypesUnchanged(before);
+  });
+
+  it('a mutating webhook defaults past the member, and conversion to the stored version and back keeps it', async () => {
+    const text = '{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"__proto__":{"size":5}}}';
+    const created = await raw(server, 'POST', gadgets('v1'), { body: text, headers: { 'Content-Type': 'application/json' } });
+    expect(created.status, created.text).to.equal(201);
+    expect(JSON.stringify(created.json().spec)).to.equal('{"__proto__":{"size":5},"size":1}');
+    for (const version of ['v1', 'v2']) {
+      const got = await raw(server, 'GET', `${gadgets(version)}/g`);
+      expect([got.json().apiVersion, JSON.stringify(got.json().spec)]).to.deep.equal([`example.com/${version}`, '{"__proto__":{"size":5},"size":1}']);
     }
   });
 });
