@@ -192,6 +192,14 @@ describe('the webhook server', function () {
       ['a review without request.uid', JSON.stringify({ ...review, request: { ...review.request, uid: undefined } }), 400, 'the AdmissionReview has no request.uid'],
       ['a review without a request', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), 400, 'the AdmissionReview has no request'],
       ['a body that is not application/json', JSON.stringify(review), 400, 'contentType=text/plain, expected application/json', { 'Content-Type': 'text/plain' }],
+      ['an array nested 100,000 levels deep', `${'['.repeat(100_000)}${']'.repeat(100_000)}`, 400, 'the body nests arrays and objects more than 1000 levels deep'],
+      [
+        'a review whose object nests 100,000 levels deep',
+        JSON.stringify(review).replace('"spec":{', `"spec":{"deep":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)},`),
+        400,
+        'the body nests arrays and objects more than 1000 levels deep',
+      ],
+      ['an array', '[1,2,3]', 400, 'expected a admission.k8s.io/v1 AdmissionReview object, got an array of 3'],
       ['a body over 3 MiB', Buffer.alloc(maxReviewBytes + 1, 32), 413, `at most ${maxReviewBytes}`],
       ['a body over 3 MiB sent in chunks without a length', Buffer.alloc(maxReviewBytes + 1, 32), 413, `over ${maxReviewBytes} bytes`, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }],
     ];

@@ -3,6 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { parseJsonAsYaml } from './jsonAsYaml.js';
 import { decodeProtobufObject, protobufMediaType } from './protobuf.js';
 import { ApiError, badRequest, requestEntityTooLarge, unsupportedMediaType } from '../api/statusError.js';
+import { nestsDeeperThan } from '../../util/jsonDepth.js';
 
 /** Reading request bodies and writing JSON responses, with kube's limits and errors. */
 
@@ -61,13 +62,7 @@ export const maxBodyDepth = 1000;
 
 /** Refuses a parsed body nested deeper than {@link maxBodyDepth} (checked without recursion). */
 function checkDepth(value: unknown): unknown {
-  const pending: [unknown, number][] = [[value, 1]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [node, depth] = next;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > maxBodyDepth) throw badRequest(`the request body nests more than ${maxBodyDepth} levels deep`);
-    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
-  }
+  if (nestsDeeperThan(value, maxBodyDepth)) throw badRequest(`the request body nests more than ${maxBodyDepth} levels deep`);
   return value;
 }
 
