@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { parseJsonAsYaml } from './jsonAsYaml.js';
+import { maxYamlDepth, yamlNestsDeeperThan } from './yamlDepth.js';
 import { decodeProtobufObject, protobufMediaType } from './protobuf.js';
 import { ApiError, badRequest, requestEntityTooLarge, unsupportedMediaType } from '../api/statusError.js';
 import { nestsDeeperThan } from '../../util/jsonDepth.js';
@@ -81,6 +82,7 @@ export function parseYamlBody(text: string): unknown {
   if (text.trim() === '') throw badRequest('the request body is empty: expected a YAML or JSON object');
   const json = parseJsonAsYaml(text, maxBodyDepth);
   if (json !== undefined) return json.value;
+  if (yamlNestsDeeperThan(text, maxYamlDepth)) throw badRequest(`the request body nests more than ${maxYamlDepth} levels deep`);
   let value: unknown;
   try {
     value = parseYaml(text, { schema: 'core', uniqueKeys: true }) as unknown;
