@@ -209,3 +209,35 @@ describe('a member named __proto__ through the webhooks the embedded API server 
     }
   });
 });
+
+describe('a schema property named __proto__ on the embedded API server (issue 35)', function () {
+  this.timeout(30_000);
+  let server: ApiServer;
+  let before: PrototypeSnapshot;
+  const things = '/apis/example.com/v1/namespaces/default/things';
+
+  beforeEach(async () => {
+    before = prototypeSnapshot();
+    server = await start();
+    const entry = '{"type":"object","required":["__proto__"],"properties":{"__proto__":{"type":"string"},"v":{"type":"integer"}}}';
+    const spec = `{"type":"object","properties":{"__proto__":{"type":"object","default":{"x":1},"properties":{"x":{"type":"integer"}}},"list":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["__proto__"],"items":${entry}}}}`;
+    const crd = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"things.example.com"},"spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"things","singular":"thing","kind":"Thing"},"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":${spec}}}}}]}}`;
+    const created = await raw(server, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd, headers: { 'Content-Type': 'application/json' } });
+    expect(created.status, created.text).to.equal(201);
+  });
+  afterEach(async () => {
+    await server.close();
+    expectPrototypesUnchanged(before);
+  });
+
+  it('defaults it as data and keys a map list by it', async () => {
+    const send = (name: string, spec: string) =>
+      raw(server, 'POST', things, { body: `{"apiVersion":"example.com/v1","kind":"Thing","metadata":{"name":"${name}"},"spec":${spec}}`, headers: { 'Content-Type': 'application/json' } });
+    const defaulted = await send('d', '{"list":[{"__proto__":"a","v":1},{"__proto__":"b","v":2}]}');
+    expect(defaulted.status, defaulted.text).to.equal(201);
+    expect(JSON.stringify(defaulted.json().spec)).to.equal('{"list":[{"__proto__":"a","v":1},{"__proto__":"b","v":2}],"__proto__":{"x":1}}');
+    const duplicate = await send('dup', '{"list":[{"__proto__":"a","v":1},{"__proto__":"a","v":2}]}');
+    expect(duplicate.status, duplicate.text).to.equal(422);
+    expect(duplicate.json().message).to.include('spec.list[1]: Duplicate value: map[string]interface {}{"__proto__":"a"}');
+  });
+});
