@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import type { Subscription } from 'rxjs';
@@ -8,6 +11,7 @@ import { expectOrdinaryPrototypes, expectPrototypesUnchanged, prototypeSnapshot,
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
 import { waitFor } from '../support/waitFor.js';
 import { json, raw, start, widgetCrd } from './apiserver.helpers.js';
+import { itKubectl, kubectlIn } from './kubectl.helpers.js';
 
 /**
  * A member named `__proto__` is data on every path of a write and a read,
@@ -107,6 +111,26 @@ describe('a member named __proto__ on the embedded API server and the client (is
     expect(await storedJson(`${configmaps}/c`, 'data')).to.equal('{"__proto__":"p","a":"1"}');
     await patch(`${configmaps}/c?fieldManager=two`, 'application/apply-patch+yaml', '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"b":"2"}}');
     expect(await storedJson(`${configmaps}/c`, 'data')).to.equal('{"__proto__":"p","a":"1","b":"2"}');
+  });
+
+  itKubectl('kubectl create (protobuf) and kubectl apply (strategic merge from its diff) keep a ConfigMap key named __proto__', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rxkube-proto-'));
+    const kubeconfig = join(dir, 'kubeconfig');
+    await server.writeKubeconfig(kubeconfig);
+    const kubectl = kubectlIn(dir, kubeconfig);
+    try {
+      await kubectl.ok(['create', 'configmap', 'k', '--from-literal=__proto__=p', '--from-literal=a=1']);
+      expect(await storedJson(`${configmaps}/k`, 'data')).to.equal('{"__proto__":"p","a":"1"}');
+      const manifest = (data: string): string => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied","namespace":"default"},"data":${data}}`;
+      await kubectl.ok(['apply', '-f', '-'], manifest('{"__proto__":"p","a":"1"}'));
+      await kubectl.ok(['apply', '-f', '-'], manifest('{"__proto__":"p","a":"2"}'));
+      expect(await storedJson(`${configmaps}/applied`, 'data')).to.equal('{"__proto__":"p","a":"2"}');
+      await kubectl.ok(['apply', '-f', '-'], manifest('{"a":"2"}'));
+      expect(await storedJson(`${configmaps}/applied`, 'data')).to.equal('{"a":"2"}');
+    } finally {
+      kubectl.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('an informer (list, then watch) hands readers the member as data, in the compact cache and parsed', async () => {
