@@ -6,7 +6,7 @@ import type { AdmissionRequest, ConversionRequest } from './reviewTypes.js';
  * sends (not JSON, another kind or version, no request, no `request.uid`) is
  * a `MalformedReviewError`, which the server answers with HTTP 400 and the
  * message, since there is no request to answer with `allowed: false`.
- * So is a body nested deeper than {@link maxReviewDepth}, whatever its shape,
+ * So is a body nested more than 1000 levels deep, whatever its shape,
  * before anything recursive (a handler's copy, a message) reads it.
  */
 export class MalformedReviewError extends Error {
