@@ -1,3 +1,5 @@
+import { setMember } from '../util/json.js';
+
 /** Key sequences kept; objects of any other are built property by property. */
 const MAX_SHAPES = 256;
 
@@ -59,8 +61,7 @@ function byProperty(keys: readonly string[], values: readonly unknown[], count: 
   for (let i = 0; i < count; i++) {
     const key = keys[i] as string;
     // As `JSON.parse` makes it: an own property, never the prototype.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: values[i], writable: true, enumerable: true, configurable: true });
-    else out[key] = values[i];
+    setMember(out, key, values[i]);
   }
   return out;
 }

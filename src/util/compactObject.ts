@@ -1,5 +1,5 @@
 import type { KubeObject } from '../types.js';
-import { deepFreeze } from './json.js';
+import { deepFreeze, setMember } from './json.js';
 import type { BodySlabs, Slab, SlabBody } from './bodySlabs.js';
 
 /**
@@ -73,7 +73,7 @@ export class CompactRecord implements SlabBody {
         throw new SyntaxError(`the cached object ${String(namespace ?? '')}/${String(name)} cannot be decoded: the server sent a body that is not JSON (${(err as Error).message})`);
       }
       this.bodyKeys ??= Object.keys(body);
-      for (const key of this.bodyKeys) out[key] = deepFreeze(body[key]);
+      for (const key of this.bodyKeys) setMember(out, key, deepFreeze(body[key]));
     }
     const object = Object.freeze(out) as unknown as KubeObject;
     cache.set(this, object);

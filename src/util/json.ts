@@ -6,9 +6,32 @@
  * stands for what `toJSON` returns. Plain loops rather than `structuredClone`
  * or a JSON round trip: they run on every write of the embedded API server
  * and are several times faster on this shape of data.
+ *
+ * Every member is data, `__proto__` too: `JSON.parse` makes `"__proto__"` an
+ * own member, and so must every copy, merge and patch of user objects (kube
+ * and controller-runtime treat it as an ordinary key; a CRD subtree with
+ * `x-kubernetes-preserve-unknown-fields` may hold one). Assignment
+ * (`out[key] = value`) would instead set the copy's prototype and lose the
+ * member, and a read of a member the object lacks (`obj[key]`) would find
+ * `Object.prototype`: {@link setMember} and {@link ownMember} are the two
+ * ways to write and read a member whose name comes from data.
  */
 
 type WithToJson = { toJSON(): unknown };
+
+/**
+ * Sets `key` of `target` to `value` as an own data member, whatever the key:
+ * for `__proto__`, assignment would replace the prototype instead.
+ */
+export function setMember<T>(target: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else target[key] = value;
+}
+
+/** The own member `key` of `source`, or undefined: never a value its prototype chain holds (`obj.__proto__`, `obj.constructor`). */
+export function ownMember<T>(source: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(source, key) ? source[key] : undefined;
+}
 
 function hasToJson(value: object): value is WithToJson {
   return typeof (value as Partial<WithToJson>).toJSON === 'function';
@@ -39,7 +62,7 @@ export function cloneJson<T>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const key in value) {
     const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = cloneJson(v);
+    if (v !== undefined) setMember(out, key, cloneJson(v));
   }
   return out as T;
 }
@@ -66,7 +89,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   for (const key in ra) {
     if (ra[key] === undefined) continue;
     count += 1;
-    if (!jsonEqual(ra[key], rb[key])) return false;
+    if (!jsonEqual(ra[key], ownMember(rb, key))) return false;
   }
   for (const key in rb) if (rb[key] !== undefined) count -= 1;
   return count === 0;

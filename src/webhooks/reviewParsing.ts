@@ -1,3 +1,4 @@
+import { nestsDeeperThan } from '../util/jsonDepth.js';
 import type { AdmissionRequest, ConversionRequest } from './reviewTypes.js';
 
 /**
@@ -5,14 +6,28 @@ import type { AdmissionRequest, ConversionRequest } from './reviewTypes.js';
  * sends (not JSON, another kind or version, no request, no `request.uid`) is
  * a `MalformedReviewError`, which the server answers with HTTP 400 and the
  * message, since there is no request to answer with `allowed: false`.
+ * So is a body nested more than 1000 levels deep, whatever its shape,
+ * before anything recursive (a handler's copy, a message) reads it.
  */
 export class MalformedReviewError extends Error {
   /** Always `MalformedReviewError`, to tell this error apart without `instanceof`. */
   override readonly name = 'MalformedReviewError';
 }
 
+/**
+ * How deep a review may nest. Kube's decoder (and controller-runtime's) stops
+ * at 10,000 levels; the handlers' copies and patches here are recursive, so
+ * the limit is the embedded API server's, far beyond any real object.
+ */
+export const maxReviewDepth = 1000;
+
 function excerpt(text: string): string {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
+
+/** What a body that is not an object is, for the message: an array, or the scalar's JSON (short). */
+function shapeOf(body: unknown): string {
+  return Array.isArray(body) ? `an array of ${body.length}` : JSON.stringify(excerpt(JSON.stringify(body)));
 }
 
 function parseReview(text: string, apiVersion: string, kind: string): Record<string, unknown> {
@@ -22,8 +37,9 @@ function parseReview(text: string, apiVersion: string, kind: string): Record<str
   } catch (error) {
     throw new MalformedReviewError(`the body is not JSON (${(error as Error).message}): ${JSON.stringify(excerpt(text))}`);
   }
+  if (nestsDeeperThan(body, maxReviewDepth)) throw new MalformedReviewError(`the body nests arrays and objects more than ${maxReviewDepth} levels deep`);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new MalformedReviewError(`expected a ${apiVersion} ${kind} object, got ${JSON.stringify(excerpt(JSON.stringify(body)))}`);
+    throw new MalformedReviewError(`expected a ${apiVersion} ${kind} object, got ${shapeOf(body)}`);
   }
   const review = body as Record<string, unknown>;
   if (review.apiVersion !== apiVersion || review.kind !== kind) {

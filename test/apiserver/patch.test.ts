@@ -4,6 +4,7 @@ import { generate } from 'json-merge-patch';
 import type { JsonObject } from '../../src/apiserver/writes/jsonValue.js';
 import { applyPatch, PatchError } from '../../src/apiserver/writes/patch.js';
 import { catchError } from './catchError.js';
+import { expectOrdinaryPrototypes, expectPrototypesUnchanged, hostileJsonText, prototypeSnapshot } from '../support/hostileJson.js';
 
 // Expected results follow RFC 7396 and RFC 6902 as kube-apiserver applies them
 // (evanphx/json-patch v4, k8s.io/apiserver handlers/patch.go).
@@ -52,6 +53,40 @@ describe('applyPatch', () => {
           expect(applyPatch('application/merge-patch+json', a, diff, builtin)).to.deep.equal(b);
         }),
       );
+    });
+    it('merges members named __proto__, constructor or prototype as data, and changes no prototype (property)', () => {
+      const before = prototypeSnapshot();
+      // Kube drops null members of objects inside arrays of a merge patch.
+      const withoutNullMembers = (value: unknown): string =>
+        JSON.stringify(JSON.parse(JSON.stringify(value), function (this: unknown, _key, v: unknown) {
+          return v === null && !Array.isArray(this) ? undefined : v;
+        }));
+      const expectMerged = (result: unknown, doc: unknown, patch: JsonObject): void => {
+        expect(Object.getPrototypeOf(result)).to.equal(Object.prototype);
+        const out = result as JsonObject;
+        const was = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as JsonObject) : {};
+        for (const key of Object.keys(was)) if (!Object.hasOwn(patch, key)) expect(JSON.stringify(out[key]), `kept member ${key}`).to.equal(JSON.stringify(was[key]));
+        for (const key of Object.keys(patch)) {
+          const value = patch[key];
+          if (value === null) expect(Object.hasOwn(out, key), `deleted member ${key}`).to.equal(false);
+          else if (value !== null && typeof value === 'object' && !Array.isArray(value)) expectMerged(out[key], Object.hasOwn(was, key) ? was[key] : undefined, value);
+          else expect(JSON.stringify(Object.getOwnPropertyDescriptor(out, key)?.value), `set member ${key}`).to.equal(withoutNullMembers(value));
+        }
+      };
+      fc.assert(
+        fc.property(hostileJsonText, hostileJsonText, (docText, patchText) => {
+          const doc = JSON.parse(docText) as JsonObject;
+          const patch = JSON.parse(patchText) as JsonObject;
+          const result = applyPatch('application/merge-patch+json', doc, patch, custom);
+          expectOrdinaryPrototypes(result);
+          expectMerged(result, doc, patch);
+          expect(JSON.stringify(doc)).to.equal(JSON.stringify(JSON.parse(docText)));
+        }),
+        { numRuns: 300 },
+      );
+      const merged = applyPatch('application/merge-patch+json', JSON.parse('{"spec":{"__proto__":{"a":1},"n":1}}') as JsonObject, JSON.parse('{"spec":{"__proto__":{"b":2},"n":2}}'), custom);
+      expect(JSON.stringify(merged)).to.equal('{"spec":{"__proto__":{"a":1,"b":2},"n":2}}');
+      expectPrototypesUnchanged(before);
     });
   });
 
@@ -112,11 +147,21 @@ describe('applyPatch', () => {
       expect(catchError(() => json(['x']), PatchError).message).to.equal('json: cannot unmarshal string into Go value of type jsonpatch.Operation');
     });
 
-    it('refuses to write a __proto__ member (422) instead of touching prototypes', () => {
-      for (const op of [{ op: 'add', path: '/__proto__/polluted', value: 1 }, { op: 'add', path: '/__proto__', value: { polluted: 1 } }]) {
-        expect(catchError(() => json([op]), PatchError).code).to.equal(422);
-      }
-      expect(({} as Record<string, unknown>).polluted).to.equal(undefined);
+    it('writes, replaces, moves and removes a member named __proto__ as data, never the prototype', () => {
+      const before = prototypeSnapshot();
+      const added = json([{ op: 'add', path: '/data/__proto__', value: 'p' }]) as { data: object };
+      expect(JSON.stringify(added.data)).to.equal('{"x":"1","y":"2","__proto__":"p"}');
+      expectOrdinaryPrototypes(added);
+      const doc = JSON.parse('{"spec":{"__proto__":{"polluted":"yes"},"n":1}}') as JsonObject;
+      const patched = (ops: unknown[]): string => JSON.stringify(applyPatch('application/json-patch+json', doc, ops, custom));
+      expect(patched([{ op: 'replace', path: '/spec/__proto__/polluted', value: 'no' }])).to.equal('{"spec":{"__proto__":{"polluted":"no"},"n":1}}');
+      expect(patched([{ op: 'move', from: '/spec/__proto__', path: '/spec/m' }])).to.equal('{"spec":{"n":1,"m":{"polluted":"yes"}}}');
+      expect(patched([{ op: 'copy', from: '/spec/n', path: '/__proto__' }])).to.equal('{"spec":{"__proto__":{"polluted":"yes"},"n":1},"__proto__":1}');
+      expect(patched([{ op: 'remove', path: '/spec/__proto__' }])).to.equal('{"spec":{"n":1}}');
+      expect(patched([{ op: 'test', path: '/spec/__proto__/polluted', value: 'yes' }, { op: 'replace', path: '/spec/n', value: 2 }])).to.equal('{"spec":{"__proto__":{"polluted":"yes"},"n":2}}');
+      expect(catchError(() => json([{ op: 'add', path: '/__proto__/polluted', value: 1 }]), PatchError).message).to.include('doc is missing path: "/__proto__/polluted"');
+      expect(catchError(() => json([{ op: 'remove', path: '/data/constructor' }]), PatchError).message).to.include('Unable to remove nonexistent key: constructor');
+      expectPrototypesUnchanged(before);
     });
 
     it('answers 413 past 10000 operations', () => {

@@ -4,6 +4,7 @@ import type { JsonObject } from '../../src/apiserver/writes/jsonValue.js';
 import { PatchError } from '../../src/apiserver/writes/patchError.js';
 import { ApplyConflictError, recordManagedFields, serverSideApply, type ServerSideApplyOptions } from '../../src/apiserver/writes/serverSideApply.js';
 import { catchError } from './catchError.js';
+import { expectOrdinaryPrototypes, expectPrototypesUnchanged, prototypeSnapshot } from '../support/hostileJson.js';
 
 // Expected results follow the Kubernetes "Server-Side Apply" reference page, apimachinery's
 // managedfields package and structured-merge-diff (merge/update.go, typed/*).
@@ -207,6 +208,24 @@ describe('serverSideApply', () => {
     const error = catchError(() => apply(undefined, keyless, 'a'), PatchError);
     expect(error.code).to.equal(422);
     expect(error.message).to.contain('associative list with keys has an element that omits key field "name"');
+  });
+
+  it('applies, keeps and removes a member named __proto__ as data, owned like any other field', () => {
+    const before = prototypeSnapshot();
+    const cm = (data: string): JsonObject => JSON.parse(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"default"},"data":${data}}`) as JsonObject;
+    const applyCm = (live: object | undefined, applied: object, manager: string): JsonObject =>
+      serverSideApply({ live, applied, manager, force: false, kind: { group: '', kind: 'ConfigMap' }, builtin: true, now: T1 }).object as JsonObject;
+    const created = applyCm(undefined, cm('{"__proto__":"p","a":"1"}'), 'one');
+    expect(JSON.stringify(created.data)).to.equal('{"__proto__":"p","a":"1"}');
+    expectOrdinaryPrototypes(created);
+    expect(JSON.stringify((created.metadata as { managedFields: { fieldsV1: unknown }[] }).managedFields[0]?.fieldsV1)).to.equal('{"f:data":{"f:__proto__":{},"f:a":{}}}');
+    const other = applyCm(stored(created), cm('{"b":"2"}'), 'two');
+    expect(JSON.stringify(other.data)).to.equal('{"__proto__":"p","a":"1","b":"2"}');
+    const dropped = applyCm(other, cm('{"a":"1"}'), 'one');
+    expect(JSON.stringify(dropped.data)).to.equal('{"a":"1","b":"2"}');
+    const conflict = catchError(() => applyCm(other, cm('{"__proto__":"q"}'), 'two'), ApplyConflictError);
+    expect(conflict.message).to.include('.data.__proto__');
+    expectPrototypesUnchanged(before);
   });
 
   describe('properties', () => {

@@ -5,6 +5,7 @@ import type { JsonObject } from '../../src/apiserver/writes/jsonValue.js';
 import { PatchError } from '../../src/apiserver/writes/patchError.js';
 import { strategicMergePatch } from '../../src/apiserver/writes/strategicMerge.js';
 import { catchError } from './catchError.js';
+import { expectOrdinaryPrototypes, expectPrototypesUnchanged, hostileJsonText, prototypeSnapshot } from '../support/hostileJson.js';
 
 // Expected results follow apimachinery's strategicpatch (patch.go and its test cases) and the
 // Kubernetes task page "Update API Objects in Place Using kubectl patch".
@@ -12,6 +13,7 @@ import { catchError } from './catchError.js';
 const pod = shapeFor({ group: '', kind: 'Pod' });
 const deployment = shapeFor({ group: 'apps', kind: 'Deployment' });
 const service = shapeFor({ group: '', kind: 'Service' });
+const configMap = shapeFor({ group: '', kind: 'ConfigMap' });
 
 function podWith(spec: JsonObject, metadata: JsonObject = { name: 'p' }): JsonObject {
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec };
@@ -178,6 +180,34 @@ describe('strategicMergePatch', () => {
         'invalid patch format of setElementOrder list',
       );
     });
+  });
+
+  it('keeps, sets and deletes a member named __proto__ as data (a ConfigMap key may be __proto__)', () => {
+    const live = JSON.parse('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"__proto__":"p","a":"1"}}') as JsonObject;
+    const patched = (patch: string): string => JSON.stringify(strategicMergePatch(live, JSON.parse(patch) as JsonObject, configMap).data);
+    expect(patched('{"data":{"b":"2"}}')).to.equal('{"__proto__":"p","a":"1","b":"2"}');
+    expect(patched('{"data":{"__proto__":"q"}}')).to.equal('{"__proto__":"q","a":"1"}');
+    expect(patched('{"data":{"__proto__":null}}')).to.equal('{"a":"1"}');
+    expect(patched('{"data":{"$retainKeys":["__proto__"],"__proto__":"r"}}')).to.equal('{"__proto__":"r"}');
+    const bare = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } };
+    expect(JSON.stringify(strategicMergePatch(bare, JSON.parse('{"data":{"__proto__":"new"}}') as JsonObject, configMap).data)).to.equal('{"a":"1","__proto__":"new"}');
+    expect(JSON.stringify(strategicMergePatch(podWith({ containers: [] }), JSON.parse('{"spec":{"$setElementOrder/__proto__":[]}}') as JsonObject, pod).spec)).to.equal('{"containers":[]}');
+  });
+
+  it('merges JSON whose members are named __proto__, constructor or prototype without changing any prototype (property)', () => {
+    const before = prototypeSnapshot();
+    fc.assert(
+      fc.property(hostileJsonText, hostileJsonText, (liveText, patchText) => {
+        const live = JSON.parse(liveText) as JsonObject;
+        const patch = JSON.parse(patchText) as JsonObject;
+        const merged = strategicMergePatch(live, patch, configMap);
+        expectOrdinaryPrototypes(merged);
+        for (const key of Object.keys(live)) if (!Object.hasOwn(patch, key)) expect(JSON.stringify(merged[key]), `kept member ${key}`).to.equal(JSON.stringify(live[key]));
+        for (const key of Object.keys(patch)) if (patch[key] === null) expect(Object.hasOwn(merged, key), `deleted member ${key}`).to.equal(false);
+      }),
+      { numRuns: 300 },
+    );
+    expectPrototypesUnchanged(before);
   });
 
   it('never modifies its inputs (property)', () => {

@@ -203,6 +203,22 @@ describe('embedded API server: robustness against malformed requests', () => {
       await expectHealthy();
     });
 
+    it('refuses YAML nested more than 300 levels deep with 400 BadRequest before the YAML parser recurses, in flow and block style', async () => {
+      // 300 levels as YAML: the root, then `spec` and 298 flow maps below it.
+      const yaml = (braces: number, name: string): string => `apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ${name}\nspec: ${'{a: '.repeat(braces)}1${'}'.repeat(braces)}\n`;
+      const send = (method: string, path: string, body: string, type: string) => raw(server, method, path, { body, headers: { 'Content-Type': type } });
+      const indented = Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n');
+      for (const body of [yaml(100_000, 'deep'), yaml(300, 'deep'), `spec: ${'['.repeat(1_000_000)}`, `${'- '.repeat(500_000)}x`, indented]) {
+        const created = await send('POST', widgets, body, 'application/yaml');
+        expect([created.status, created.json().message], created.text.slice(0, 300)).to.deep.equal([400, 'the request body nests more than 300 levels deep']);
+        const applied = await send('PATCH', `${widgets}/deep?fieldManager=test`, body, 'application/apply-patch+yaml');
+        expect([applied.status, applied.json().message], applied.text.slice(0, 300)).to.deep.equal([400, 'the request body nests more than 300 levels deep']);
+      }
+      expect((await send('POST', widgets, yaml(299, 'deepest'), 'application/yaml')).status).to.equal(201);
+      expect((await send('POST', widgets, `${yaml(1, 'quoted').trimEnd()}\n  b: "[[[[{{{{"\n`.replace('spec: {a: 1}', 'spec:\n  a: \'[[[[\''), 'application/yaml')).status).to.equal(201);
+      await expectHealthy();
+    });
+
     it('stores and patches a body nested 1000 levels deep', async () => {
       const deepest = nested(1000, 'deep');
       const created = await json(server, 'POST', widgets, deepest);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { cloneJson, deepFreeze, isPlainObject, jsonEqual } from '../../src/util/json.js';
+import { cloneJson, deepFreeze, isPlainObject, jsonEqual, ownMember, setMember } from '../../src/util/json.js';
+import { canonicalJson, expectOrdinaryPrototypes, expectPrototypesUnchanged, hostileJsonText, prototypeSnapshot } from '../support/hostileJson.js';
 
 describe('JSON helpers (src/util/json)', () => {
   it('copies JSON data deeply, so that changing the copy leaves the original alone', () => {
@@ -36,6 +37,36 @@ describe('JSON helpers (src/util/json)', () => {
       }),
       { seed: 20261201, numRuns: 500 },
     );
+  });
+
+  it('keeps members named __proto__, constructor or prototype as data when copying and comparing, and changes no prototype (property)', () => {
+    const before = prototypeSnapshot();
+    fc.assert(
+      fc.property(hostileJsonText, hostileJsonText, (textA, textB) => {
+        const a = JSON.parse(textA) as unknown;
+        const copy = cloneJson(a);
+        expect(JSON.stringify(copy)).to.equal(JSON.stringify(a));
+        expectOrdinaryPrototypes(copy);
+        expect(jsonEqual(a, copy)).to.equal(true);
+        const b = JSON.parse(textB) as unknown;
+        expect(jsonEqual(a, b)).to.equal(canonicalJson(a) === canonicalJson(b));
+      }),
+      { seed: 20261205, numRuns: 400 },
+    );
+    expectPrototypesUnchanged(before);
+  });
+
+  it('sets and reads a member named __proto__ as data, never the prototype', () => {
+    const target: Record<string, unknown> = {};
+    setMember(target, '__proto__', { polluted: true });
+    setMember(target, 'a', 1);
+    expect(Object.getPrototypeOf(target)).to.equal(Object.prototype);
+    expect(JSON.stringify(target)).to.equal('{"__proto__":{"polluted":true},"a":1}');
+    expect(ownMember(target, '__proto__')).to.deep.equal({ polluted: true });
+    expect(ownMember({}, '__proto__')).to.equal(undefined);
+    expect(ownMember({}, 'constructor')).to.equal(undefined);
+    expect(jsonEqual(JSON.parse('{"__proto__":{}}'), {})).to.equal(false);
+    expect(jsonEqual({}, JSON.parse('{"__proto__":{}}'))).to.equal(false);
   });
 
   it('freezes all the way down, and tells objects from arrays and null', () => {

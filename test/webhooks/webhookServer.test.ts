@@ -141,6 +141,48 @@ describe('the webhook server', function () {
     expect(scheduler.now()).to.equal(2000);
   });
 
+  describe('a member named __proto__ (legal under x-kubernetes-preserve-unknown-fields) is data', () => {
+    // Sent as JSON text: an object literal (or a copy made by assignment) would take "__proto__" for a prototype.
+    const withProto = (review: unknown): string => JSON.stringify(review).replace('"spec":{', '"spec":{"__proto__":{"min":5},');
+    const sendText = (path: string, text: string) => post(`${(server as WebhookServer).url}${path}`, certs.caCert, text);
+    const patchOf = (answer: Record<string, unknown>): unknown => (answer.patch === undefined ? [] : JSON.parse(Buffer.from(answer.patch as string, 'base64').toString()));
+
+    it('a defaulting handler finds the member itself, not a value inherited from it, and its patch keeps /spec/__proto__', async () => {
+      const seen: boolean[] = [];
+      await start({
+        webhooks: {
+          '/default': mutatingWebhook<{ metadata: object; spec: { min?: number } }>((object) => {
+            seen.push(Object.hasOwn(object.spec, '__proto__'), Object.getPrototypeOf(object.spec) === Object.prototype);
+            object.spec.min ??= 1;
+          }),
+        },
+      });
+      const answer = responseOf((await sendText('/default', withProto(admissionReview('CREATE', pa({ max: 3 }), { uid: 'p' })))).json());
+      expect(seen).to.deep.equal([true, true]);
+      expect(patchOf(answer)).to.deep.equal([{ op: 'add', path: '/spec/min', value: 1 }]);
+    });
+
+    it('a handler that changes nothing answers without a patch', async () => {
+      await start({ webhooks: { '/noop': mutatingWebhook(() => {}) } });
+      const answer = responseOf((await sendText('/noop', withProto(admissionReview('CREATE', pa({ max: 3 }), { uid: 'n' })))).json());
+      expect(answer).to.deep.equal({ uid: 'n', allowed: true });
+    });
+
+    it('conversion keeps the member in the converted object', async () => {
+      await start({
+        webhooks: {
+          '/convert-all': conversionWebhook([
+            { group: 'autoscaling.rxkube.dev', kind: 'PodAutoscaler', hub: 'v2', spokes: { v1: { toHub: (o) => o, fromHub: (o) => o } } },
+          ]),
+        },
+      });
+      const answer = responseOf((await sendText('/convert-all', withProto(conversionReview('autoscaling.rxkube.dev/v2', [pa({ max: 3 })], 'c')))).json());
+      expect(JSON.stringify(answer.convertedObjects)).to.equal(
+        '[{"apiVersion":"autoscaling.rxkube.dev/v2","kind":"PodAutoscaler","metadata":{"name":"web","namespace":"default"},"spec":{"__proto__":{"min":5},"max":3}}]',
+      );
+    });
+  });
+
   describe('refuses what kube-apiserver would never send', () => {
     const review = admissionReview('CREATE', pa({ min: 1, max: 2 }), { uid: 'x' });
     const cases: Array<[string, string | Buffer, number, string, Record<string, string>?]> = [
@@ -150,6 +192,14 @@ describe('the webhook server', function () {
       ['a review without request.uid', JSON.stringify({ ...review, request: { ...review.request, uid: undefined } }), 400, 'the AdmissionReview has no request.uid'],
       ['a review without a request', JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview' }), 400, 'the AdmissionReview has no request'],
       ['a body that is not application/json', JSON.stringify(review), 400, 'contentType=text/plain, expected application/json', { 'Content-Type': 'text/plain' }],
+      ['an array nested 100,000 levels deep', `${'['.repeat(100_000)}${']'.repeat(100_000)}`, 400, 'the body nests arrays and objects more than 1000 levels deep'],
+      [
+        'a review whose object nests 100,000 levels deep',
+        JSON.stringify(review).replace('"spec":{', `"spec":{"deep":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)},`),
+        400,
+        'the body nests arrays and objects more than 1000 levels deep',
+      ],
+      ['an array', '[1,2,3]', 400, 'expected a admission.k8s.io/v1 AdmissionReview object, got an array of 3'],
       ['a body over 3 MiB', Buffer.alloc(maxReviewBytes + 1, 32), 413, `at most ${maxReviewBytes}`],
       ['a body over 3 MiB sent in chunks without a length', Buffer.alloc(maxReviewBytes + 1, 32), 413, `over ${maxReviewBytes} bytes`, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }],
     ];

@@ -1,11 +1,13 @@
-import jsonPatch, { type Operation as PatchOperation } from 'fast-json-patch';
+import type { Operation as PatchOperation } from 'fast-json-patch';
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../types.js';
 import type { Logger } from '../../logger.js';
-import { cloneJson, isPlainObject, jsonEqual } from '../../util/json.js';
+import { isPlainObject, jsonEqual } from '../../util/json.js';
 import type { ResourceType } from '../api/resourceType.js';
 import { badRequest, statusFor, type ApiError } from '../api/statusError.js';
 import type { Cluster } from '../cluster.js';
+import { applyJsonPatch } from '../writes/jsonPatch.js';
+import type { JsonValue } from '../writes/jsonValue.js';
 import { callWebhook, reviewUrl, WebhookCallError } from './webhookCall.js';
 import { registeredWebhooks, ruleMatches, type Operation, type RegisteredWebhook, type RequestAttributes } from './webhookConfigurations.js';
 
@@ -199,7 +201,8 @@ function checkDryRun(attempt: AdmissionAttempt, matched: readonly Matched[]): vo
 
 function applyPatch(name: string, object: KubeObject, patch: PatchOperation[]): KubeObject {
   try {
-    return jsonPatch.applyPatch(cloneJson(object), patch, true, false).newDocument as KubeObject;
+    // kube's own JSON patch rules, which keep a member named `__proto__` as data.
+    return applyJsonPatch(object as unknown as JsonValue, patch) as unknown as KubeObject;
   } catch (error) {
     throw statusFor(500, { message: `Internal error occurred: admission webhook ${JSON.stringify(name)} returned a patch that does not apply: ${(error as Error).message}` });
   }

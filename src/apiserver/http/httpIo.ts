@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { parseJsonAsYaml } from './jsonAsYaml.js';
+import { maxYamlDepth, yamlNestsDeeperThan } from './yamlDepth.js';
 import { decodeProtobufObject, protobufMediaType } from './protobuf.js';
 import { ApiError, badRequest, requestEntityTooLarge, unsupportedMediaType } from '../api/statusError.js';
+import { nestsDeeperThan } from '../../util/jsonDepth.js';
 
 /** Reading request bodies and writing JSON responses, with kube's limits and errors. */
 
@@ -61,13 +63,7 @@ export const maxBodyDepth = 1000;
 
 /** Refuses a parsed body nested deeper than {@link maxBodyDepth} (checked without recursion). */
 function checkDepth(value: unknown): unknown {
-  const pending: [unknown, number][] = [[value, 1]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [node, depth] = next;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > maxBodyDepth) throw badRequest(`the request body nests more than ${maxBodyDepth} levels deep`);
-    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
-  }
+  if (nestsDeeperThan(value, maxBodyDepth)) throw badRequest(`the request body nests more than ${maxBodyDepth} levels deep`);
   return value;
 }
 
@@ -86,6 +82,7 @@ export function parseYamlBody(text: string): unknown {
   if (text.trim() === '') throw badRequest('the request body is empty: expected a YAML or JSON object');
   const json = parseJsonAsYaml(text, maxBodyDepth);
   if (json !== undefined) return json.value;
+  if (yamlNestsDeeperThan(text, maxYamlDepth)) throw badRequest(`the request body nests more than ${maxYamlDepth} levels deep`);
   let value: unknown;
   try {
     value = parseYaml(text, { schema: 'core', uniqueKeys: true }) as unknown;

@@ -1,4 +1,5 @@
 import { kubeTime } from '../../util/time.js';
+import { setMember } from '../../util/json.js';
 import { ApiError } from '../api/statusError.js';
 
 /**
@@ -486,7 +487,8 @@ function decodeMessage(buf: Buffer, spec: MessageSpec, path: string): Record<str
     if (field.map !== undefined) {
       const entry = decodeMessage(reader.bytes(), { 1: { name: 'k', type: 'string' }, 2: { name: 'v', type: field.map } }, fieldPath);
       const map = (out[field.name] ??= {}) as Record<string, unknown>;
-      map[String(entry.k ?? '')] = entry.v ?? (field.map === 'quantity' ? '0' : '');
+      // A map's key is data: a ConfigMap's may be `__proto__`.
+      setMember(map, String(entry.k ?? ''), entry.v ?? (field.map === 'quantity' ? '0' : ''));
       continue;
     }
     const value = typeof field.type === 'string' ? scalar(field.type, wireType, reader, fieldPath) : decodeMessage(reader.bytes(), field.type, fieldPath);

@@ -2,7 +2,7 @@ import type { KubeObject } from '../../types.js';
 import type { WriteOptions } from '../cluster.js';
 import { toVersion } from '../api/conversion.js';
 import { jsonResponse, type ApiResponse } from './httpIo.js';
-import { cloneJson, isPlainObject } from '../../util/json.js';
+import { cloneJson, isPlainObject, ownMember, setMember } from '../../util/json.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../selectors/labelSelector.js';
 import { applyPatch, PatchError } from '../writes/patch.js';
 import type { ResourceRequest } from './requestContext.js';
@@ -25,7 +25,7 @@ function readPath(obj: unknown, path: string): unknown {
   let current = obj;
   for (const part of segments(path)) {
     if (!isPlainObject(current)) return undefined;
-    current = current[part];
+    current = ownMember(current, part);
   }
   return current;
 }
@@ -34,10 +34,10 @@ function writePath(obj: Plain, path: string, value: unknown): void {
   const parts = segments(path);
   let current = obj;
   for (const part of parts.slice(0, -1)) {
-    if (!isPlainObject(current[part])) current[part] = {};
+    if (!isPlainObject(ownMember(current, part))) setMember<unknown>(current, part, {});
     current = current[part] as Plain;
   }
-  current[parts[parts.length - 1]] = value;
+  setMember(current, parts[parts.length - 1] as string, value);
 }
 
 function selectorOf(type: ResourceType, object: KubeObject): string | undefined {

@@ -1,4 +1,4 @@
-import { isPlainObject } from '../../util/json.js';
+import { isPlainObject, ownMember, setMember } from '../../util/json.js';
 import type { FieldError } from '../api/statusError.js';
 import { goSharpV, goShown } from './goText.js';
 import type { SchemaNode } from './schemaNode.js';
@@ -47,7 +47,7 @@ function checkList(node: SchemaNode, list: readonly unknown[], name: string, err
   }
   const keyValues = list.map((item) => {
     const key: Record<string, unknown> = {};
-    for (const k of node.listMapKeys) if (isPlainObject(item) && item[k] !== undefined) key[k] = item[k];
+    for (const k of node.listMapKeys) if (isPlainObject(item) && ownMember(item, k) !== undefined) setMember(key, k, item[k]);
     return key;
   });
   for (const i of repeats(keyValues)) errors.push({ field: `${name}[${i}]`, type: 'Duplicate value', shown: goSharpV(keyValues[i]), detail: '' });

@@ -1,4 +1,4 @@
-import { cloneJson, isPlainObject } from '../../util/json.js';
+import { cloneJson, isPlainObject, ownMember, setMember } from '../../util/json.js';
 import type { SchemaNode } from './schemaNode.js';
 
 /**
@@ -21,8 +21,8 @@ export function pruneAndDefault(value: unknown, node: SchemaNode, path: string, 
   }
   if (!isPlainObject(value) || Object.isFrozen(value)) return;
   for (const [name, fallback] of node.defaults) {
-    const current = value[name];
-    if (current === undefined || (current === null && node.properties?.get(name)?.nullable !== true)) value[name] = cloneJson(fallback);
+    const current = ownMember(value, name);
+    if (current === undefined || (current === null && node.properties?.get(name)?.nullable !== true)) setMember(value, name, cloneJson(fallback));
   }
   const keep = node.preserveUnknown || node.additionalAny;
   for (const key of Object.keys(value)) {

@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from './jsonValue.js';
+import { setMember } from '../../util/json.js';
 
 /**
  * Field paths and sets of them, in the FieldsV1 format of `metadata.managedFields`
@@ -27,11 +28,8 @@ export function pathElements(key: string): PathElement[] {
 export const fieldElement = (name: string): PathElement => `f:${name}`;
 export const valueElement = (value: JsonValue): PathElement => `v:${JSON.stringify(value)}`;
 
-/**
- * Names JSON.stringify would not write as given: array indexes (written first, ascending) and
- * `__proto__` (not an own key once assigned); an undefined value it leaves out.
- */
-const reorderedName = /^(?:0|[1-9][0-9]*|__proto__)$/;
+/** Names JSON.stringify would not write as given: array indexes (written first, ascending); an undefined value it leaves out. */
+const reorderedName = /^(?:0|[1-9][0-9]*)$/;
 
 /** `k:{...}` with the key fields in sorted order, as structured-merge-diff serializes keys. */
 export function keyElement(keys: Readonly<Record<string, JsonValue>>): PathElement {
@@ -46,7 +44,7 @@ export function keyElement(keys: Readonly<Record<string, JsonValue>>): PathEleme
     return `${text}}`;
   }
   const sorted: JsonObject = {};
-  for (const name of names) sorted[name] = keys[name] as JsonValue;
+  for (const name of names) setMember(sorted, name, keys[name] as JsonValue);
   return `k:${JSON.stringify(sorted)}`;
 }
 

@@ -1,6 +1,4 @@
-import jsonPatchLibrary from 'fast-json-patch';
-import type { Operation } from 'fast-json-patch';
-import { cloneJson, jsonEqual } from '../../util/json.js';
+import { cloneJson, jsonEqual, setMember } from '../../util/json.js';
 import { isJsonObject, jsonKind, type JsonObject, type JsonValue } from './jsonValue.js';
 import { PatchError } from './patchError.js';
 
@@ -22,8 +20,10 @@ export const maxJsonPatchOperations = 10000;
  * Invalid, whose message starts with kube's generic text and then says which operation failed and
  * why, in json-patch's words (`testing value /metadata/labels/a failed: test failed`).
  *
- * The checks above are ours; each operation that passes them is carried out by `fast-json-patch`
- * on a private copy, so neither `doc` nor `body` is ever modified.
+ * Each operation is carried out on a private copy, so neither `doc` nor `body` is ever modified.
+ * Every member is data: `/spec/__proto__` names a member called `__proto__` (as in kube), which
+ * is written as an own member, never as the prototype. (`fast-json-patch` refuses such paths,
+ * and with its guard off would set the prototype, hence our own small writer.)
  */
 export function applyJsonPatch(doc: JsonValue, body: unknown): JsonValue {
   if (body === null) return cloneJson(doc);
@@ -90,10 +90,6 @@ function unescapePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
-function escapePointer(segment: string): string {
-  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
-}
-
 /**
  * Go's `strconv.Atoi` plus v4's negative-index rule; `forInsert` allows `length` itself (add).
  * Returns the non-negative index, or the error text.
@@ -123,13 +119,13 @@ function applyOperation(doc: JsonValue, op: JsonObject): JsonValue {
       if (path === undefined) throw new OperationError('add operation failed to decode path: missing value');
       const parent = findParent(doc, path);
       if (!parent) throw new OperationError(`add operation does not apply: doc is missing path: "${path}": missing value`);
-      return mutate(doc, { op: 'add', path: pointerFor(parent, path, true, false, `error in add for path: '${path}'`), value });
+      return write(doc, 'add', slotFor(parent, true, false, `error in add for path: '${path}'`), value);
     }
     case 'remove': {
       if (path === undefined) throw new OperationError('remove operation failed to decode path: missing value');
       const parent = findParent(doc, path);
       if (!parent) throw new OperationError(`remove operation does not apply: doc is missing path: "${path}": missing value`);
-      return mutate(doc, { op: 'remove', path: pointerFor(parent, path, false, true, `error in remove for path: '${path}'`) });
+      return write(doc, 'remove', slotFor(parent, false, true, `error in remove for path: '${path}'`));
     }
     case 'replace': {
       if (path === undefined) throw new OperationError(`replace operation failed to decode path: ${missingPath}`);
@@ -140,21 +136,20 @@ function applyOperation(doc: JsonValue, op: JsonObject): JsonValue {
         throw new OperationError(`replace operation does not apply: doc is missing key: ${path}: missing value`);
       }
       // A missing object member is simply set: v4 does not check that it exists.
-      const pointer = pointerFor(parent, path, false, false, `error in remove for path: '${path}'`);
-      return mutate(doc, { op: 'array' in parent ? 'replace' : 'add', path: pointer, value });
+      return write(doc, 'replace', slotFor(parent, false, false, `error in remove for path: '${path}'`), value);
     }
     case 'move': {
       const from = stringField(op, 'from');
       if (from === undefined) throw new OperationError(`move operation failed to decode from: ${missingFrom}`);
       const source = findParent(doc, from);
       if (!source) throw new OperationError(`move operation does not apply: doc is missing from path: ${from}: missing value`);
-      const fromPointer = pointerFor(source, from, false, true, `error in move for path: '${source.key}'`);
+      const fromSlot = slotFor(source, false, true, `error in move for path: '${source.key}'`);
       if (path === undefined) throw new OperationError(`move operation failed to decode path: ${missingPath}`);
       const moved = readAt(source);
-      const afterRemove = mutate(doc, { op: 'remove', path: fromPointer });
+      const afterRemove = write(doc, 'remove', fromSlot);
       const target = findParent(afterRemove, path);
       if (!target) throw new OperationError(`move operation does not apply: doc is missing destination path: ${path}: missing value`);
-      return mutate(afterRemove, { op: 'add', path: pointerFor(target, path, true, false, `error in move for path: '${path}'`), value: moved });
+      return write(afterRemove, 'add', slotFor(target, true, false, `error in move for path: '${path}'`), moved);
     }
     case 'copy': {
       const from = stringField(op, 'from');
@@ -168,8 +163,7 @@ function applyOperation(doc: JsonValue, op: JsonObject): JsonValue {
       if (path === undefined) throw new OperationError('copy operation failed to decode path: missing value');
       const target = findParent(doc, path);
       if (!target) throw new OperationError(`copy operation does not apply: doc is missing destination path: ${path}: missing value`);
-      const copied = cloneJson(readAt(source));
-      return mutate(doc, { op: 'add', path: pointerFor(target, path, true, false, 'error while adding value during copy'), value: copied });
+      return write(doc, 'add', slotFor(target, true, false, 'error while adding value during copy'), readAt(source));
     }
     case 'test': {
       if (path === undefined) throw new OperationError(`test operation failed to decode path: ${missingPath}`);
@@ -201,36 +195,48 @@ function readAt(parent: Parent): JsonValue {
   return Object.hasOwn(parent.object, parent.key) ? (parent.object[parent.key] as JsonValue) : null;
 }
 
+/** Where an operation writes: an object's member, or an array's index (`-`: past the end). */
+type Slot = { array: JsonValue[]; index: number | '-' } | { object: JsonObject; key: string };
+
 /**
- * Checks the last segment and returns a canonical pointer (leading `/`, non-negative index) that
- * fast-json-patch understands. `insert` allows `-` and the index just past the end (add and the
- * targets of move and copy); `requireMember` refuses a missing object member (remove, and the
- * source of move). `context` starts v4's message (`error in add for path: '/a/0'`).
+ * Checks the last segment and returns where the operation writes. `insert` allows `-` and the
+ * index just past the end (add and the targets of move and copy); `requireMember` refuses a
+ * missing object member (remove, and the source of move). `context` starts v4's message
+ * (`error in add for path: '/a/0'`).
  */
-function pointerFor(parent: Parent, path: string, insert: boolean, requireMember: boolean, context: string): string {
-  const segments = path.split('/');
-  const prefix = segments.slice(1, -1);
-  const base = prefix.length === 0 ? '' : `/${prefix.join('/')}`;
+function slotFor(parent: Parent, insert: boolean, requireMember: boolean, context: string): Slot {
   if ('array' in parent) {
-    if (insert && parent.key === '-') return `${base}/-`;
+    if (insert && parent.key === '-') return { array: parent.array, index: '-' };
     const index = arrayIndex(parent.key, parent.array.length, insert);
     if (typeof index === 'string') {
       const numeric = /^[+-]?[0-9]+$/.test(parent.key);
       throw new OperationError(`${context}: ${numeric || !insert ? index : `value was not a proper array index: '${parent.key}': ${index}`}`);
     }
-    return `${base}/${index}`;
+    return { array: parent.array, index };
   }
   if (requireMember && !Object.hasOwn(parent.object, parent.key)) {
     throw new OperationError(`${context}: Unable to remove nonexistent key: ${parent.key}: missing value`);
   }
-  return `${base}/${escapePointer(parent.key)}`;
+  return parent;
 }
 
-function mutate(doc: JsonValue, operation: Operation): JsonValue {
-  try {
-    return jsonPatchLibrary.applyOperation(doc, operation, false, true, true).newDocument as JsonValue;
-  } catch (e) {
-    // The library refuses `__proto__`/`constructor` members (it would touch prototypes).
-    throw new OperationError(e instanceof Error ? e.message.split('\n')[0] ?? e.message : String(e));
+/**
+ * Carries out one checked operation on `doc` (a private copy, changed in place) and returns it.
+ * `add` inserts into an array and sets an object's member; `replace` overwrites either. The value
+ * is copied, so that a later operation of the patch cannot change the body through it.
+ */
+function write(doc: JsonValue, op: 'add' | 'remove' | 'replace', slot: Slot, value: JsonValue = null): JsonValue {
+  if ('object' in slot) {
+    if (op === 'remove') delete slot.object[slot.key];
+    else setMember(slot.object, slot.key, cloneJson(value));
+  } else if (slot.index === '-') {
+    slot.array.push(cloneJson(value));
+  } else if (op === 'add') {
+    slot.array.splice(slot.index, 0, cloneJson(value));
+  } else if (op === 'remove') {
+    slot.array.splice(slot.index, 1);
+  } else {
+    slot.array[slot.index] = cloneJson(value);
   }
+  return doc;
 }

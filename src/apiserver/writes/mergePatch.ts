@@ -1,12 +1,13 @@
-import { apply as applyMergePatch } from 'json-merge-patch';
-import { cloneJson } from '../../util/json.js';
+import { cloneJson, ownMember, setMember } from '../../util/json.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './jsonValue.js';
 import { PatchError } from './patchError.js';
 
 /**
  * JSON merge patch (RFC 7396, `application/merge-patch+json`) as kube-apiserver applies it
  * (evanphx/json-patch v4 `MergePatch`): objects merge key by key, `null` deletes a key, anything
- * else (arrays included) replaces the value. Applied with the `json-merge-patch` package.
+ * else (arrays included) replaces the value. Every member is data, `__proto__` included: the
+ * `json-merge-patch` package stops at such a key (dropping the rest of the patch) and assigns
+ * members, so the few lines of the RFC's algorithm are ours.
  *
  * Where kube differs from the bare RFC, kube wins:
  * - the body must be a JSON object: `null`, a string, number or boolean is 400 "Invalid JSON
@@ -14,8 +15,8 @@ import { PatchError } from './patchError.js';
  * - nulls inside objects that sit in arrays of the patch are dropped too (the RFC keeps them).
  *
  * Neither input is modified; the result shares nothing with the body, and with `doc` only the
- * parts the patch does not reach (what it reaches is copied first, as the library changes it in
- * place), so it is to be read, or copied before it is changed.
+ * parts the patch does not reach (each object it merges into is a copy), so it is to be read, or
+ * copied before it is changed.
  */
 export function applyMergePatch7396(doc: JsonObject, body: unknown): JsonObject {
   if (Array.isArray(body)) {
@@ -24,19 +25,18 @@ export function applyMergePatch7396(doc: JsonObject, body: unknown): JsonObject 
   if (!isJsonObject(body)) throw PatchError.badRequest('Invalid JSON Patch');
   const patch = cloneJson(body);
   pruneNullsInArrays(patch, false);
-  return applyMergePatch(copyAlong(doc, patch), patch) as JsonObject;
+  return mergeInto(doc, patch) as JsonObject;
 }
 
-/**
- * `target` with every object the patch merges into (the objects on the paths of its nested
- * objects) copied, the rest shared: what the library may change is then ours alone.
- */
-function copyAlong(target: JsonObject, patch: JsonObject): JsonObject {
-  const out = { ...target };
+/** RFC 7396's MergePatch: a copy of `target` (when an object) with each member of `patch` merged in. */
+function mergeInto(target: JsonValue | undefined, patch: JsonValue): JsonValue {
+  if (!isJsonObject(patch)) return patch;
+  // A spread defines members (CreateDataProperty), so an own `__proto__` stays data.
+  const out: JsonObject = isJsonObject(target) ? { ...target } : {};
   for (const key of Object.keys(patch)) {
-    const child = patch[key];
-    const value = out[key];
-    if (isJsonObject(child) && Object.hasOwn(out, key) && isJsonObject(value)) out[key] = copyAlong(value, child);
+    const value = patch[key] as JsonValue;
+    if (value === null) delete out[key];
+    else setMember(out, key, mergeInto(ownMember(out, key), value));
   }
   return out;
 }

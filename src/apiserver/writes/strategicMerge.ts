@@ -1,5 +1,5 @@
 import { childShape, type Shape } from '../api/builtinSchema.js';
-import { cloneJson } from '../../util/json.js';
+import { cloneJson, ownMember, setMember } from '../../util/json.js';
 import { goFormat, goTypeName, isJsonObject, type JsonObject, type JsonValue } from './jsonValue.js';
 import { PatchError } from './patchError.js';
 
@@ -79,15 +79,12 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, shape: Sh
     }
     const child = childShape(shape, key);
     if (isJsonObject(current) && isJsonObject(patchValue)) {
-      target[key] = mergeMap(current, patchValue, child);
+      setMember(target, key, mergeMap(current, patchValue, child));
     } else if (Array.isArray(current) && Array.isArray(patchValue)) {
       const list = child?.list;
-      target[key] =
-        list?.patchMerge || isDeleteList
-          ? mergeSlice(current, patchValue, child, list?.patchMergeKey ?? '', isDeleteList, key)
-          : patchValue;
+      setMember(target, key, list?.patchMerge || isDeleteList ? mergeSlice(current, patchValue, child, list?.patchMergeKey ?? '', isDeleteList, key) : patchValue);
     } else {
-      target[key] = patchValue;
+      setMember(target, key, patchValue);
     }
   }
   return target;
@@ -97,7 +94,7 @@ function mergeMap(original: JsonObject | undefined, patch: JsonObject, shape: Sh
 function setNewValue(target: JsonObject, key: string, value: JsonValue): void {
   discardNulls(value);
   const [cleaned, keep] = removeDirectives(value);
-  if (keep) target[key] = cleaned;
+  if (keep) setMember(target, key, cleaned);
   else delete target[key];
 }
 
@@ -142,8 +139,8 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, shape: Sh
     const key = extractKey(directiveKey, setElementOrderPrefix, badSetElementOrder);
     const foundOriginal = Object.hasOwn(original, key);
     const foundPatch = Object.hasOwn(patch, key);
-    const originalList = original[key];
-    const patchList = patch[key];
+    const originalList = ownMember(original, key);
+    const patchList = ownMember(patch, key);
     if (foundOriginal && !Array.isArray(originalList)) throw badArgType('[]interface {}', originalList);
     if (foundPatch && !Array.isArray(patchList)) throw badArgType('[]interface {}', patchList);
     const live = (originalList ?? []) as JsonValue[];
@@ -161,7 +158,7 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, shape: Sh
 
     const kind = elementKind(live, patched);
     const [inOrder, serverOnly] = partition(merged, order, mergeKey, kind);
-    original[key] = normalizeElementOrder(inOrder, serverOnly, order, live, mergeKey, kind);
+    setMember(original, key, normalizeElementOrder(inOrder, serverOnly, order, live, mergeKey, kind));
     delete patch[key];
   }
 }
@@ -355,7 +352,7 @@ function removeDirectives(value: JsonValue): [JsonValue, boolean] {
     if (Object.hasOwn(value, directiveMarker)) return [null, false];
     for (const [key, child] of Object.entries(value)) {
       const [cleaned, keep] = removeDirectives(child);
-      if (keep) value[key] = cleaned;
+      if (keep) setMember(value, key, cleaned);
       else delete value[key];
     }
     return [value, true];

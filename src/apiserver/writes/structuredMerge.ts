@@ -1,6 +1,6 @@
 import { childShape, type ListShape, type Shape } from '../api/builtinSchema.js';
 import { fieldElement, hasPathOrDescendant, isDescendantOrSelf, keyElement, valueElement, type FieldSet, type PathElement, formatPath } from './fieldPath.js';
-import { jsonEqual } from '../../util/json.js';
+import { jsonEqual, ownMember, setMember } from '../../util/json.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './jsonValue.js';
 
 /**
@@ -54,7 +54,7 @@ function checkedItem(item: JsonValue, index: number, listShape: ListShape | unde
         `${formatPath(key)}: element ${index}: associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`,
       );
     }
-    keys[name] = value;
+    setMember(keys, name, value);
   }
   return keys;
 }
@@ -213,7 +213,7 @@ function withoutNulls(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(withoutNulls);
   if (isJsonObject(value)) {
     const out: JsonObject = {};
-    for (const [key, child] of Object.entries(value)) if (child !== null) out[key] = withoutNulls(child);
+    for (const [key, child] of Object.entries(value)) if (child !== null) setMember(out, key, withoutNulls(child));
     return out;
   }
   return value;
@@ -235,7 +235,7 @@ export function mergeApplied(live: JsonValue | undefined, config: JsonValue | un
     const out = { ...(live as JsonObject) };
     for (const [key, child] of Object.entries(config as JsonObject)) {
       if (child === null) delete out[key];
-      else out[key] = mergeApplied((live as JsonObject)[key], child, childShape(shape, key)) as JsonValue;
+      else setMember(out, key, mergeApplied(ownMember(live as JsonObject, key), child, childShape(shape, key)) as JsonValue);
     }
     return out;
   }
@@ -311,7 +311,7 @@ export function pruneFields(value: JsonValue, remove: FieldSet, owned: FieldSet,
       for (const [name, child] of Object.entries(node as JsonObject)) {
         const nameKey = childKey(key, fieldElement(name));
         if (remove.has(nameKey) && !keep.has(name) && !hasPathOrDescendant(owned, nameKey)) continue;
-        out[name] = relevant(nameKey) ? walk(child, childShape(nodeShape, name), nameKey, new Set()) : child;
+        setMember(out, name, relevant(nameKey) ? walk(child, childShape(nodeShape, name), nameKey, new Set()) : child);
       }
       return out;
     }

@@ -1,5 +1,7 @@
-import jsonPatch, { type Operation } from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
 import { randomUUID } from 'node:crypto';
+import { applyJsonPatch } from '../../apiserver/writes/jsonPatch.js';
+import type { JsonValue } from '../../apiserver/writes/jsonValue.js';
 import type { KubeObject } from '../../types.js';
 import { cloneJson, jsonEqual } from '../../util/json.js';
 import type { AdmissionWebhook } from '../../webhooks/admission.js';
@@ -75,7 +77,8 @@ export async function callAdmission(webhook: AdmissionWebhook, review: Admission
   const response = await webhook.admit(cloneJson(request), signal);
   const patch = response.patch === undefined ? [] : (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as Operation[]);
   const object = request.object ?? null;
-  const patched = object === null || patch.length === 0 ? object : (jsonPatch.applyPatch(cloneJson(object), patch, true, false).newDocument as KubeObject);
+  // Applied as kube-apiserver applies it, a member named `__proto__` included.
+  const patched = object === null || patch.length === 0 ? object : (applyJsonPatch(object as unknown as JsonValue, patch) as unknown as KubeObject);
   return { response, patch, patched };
 }
 
