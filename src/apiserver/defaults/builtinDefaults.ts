@@ -219,7 +219,7 @@ function ingressClass(obj: Plain): void {
 const rbacGroup = 'rbac.authorization.k8s.io';
 
 function binding(obj: Plain): void {
-  if (isPlainObject(obj.roleRef) && unset(obj.roleRef.apiGroup)) obj.roleRef.apiGroup = rbacGroup;
+  if (isPlainObject(obj.roleRef) && !Object.isFrozen(obj.roleRef) && unset(obj.roleRef.apiGroup)) obj.roleRef.apiGroup = rbacGroup;
   for (const subject of objects(obj.subjects)) {
     if (!unset(subject.apiGroup)) continue;
     if (subject.kind === 'ServiceAccount') subject.apiGroup = '';

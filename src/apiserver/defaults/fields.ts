@@ -8,7 +8,10 @@ export function unset(value: unknown): boolean {
   return value === undefined || value === null || value === '';
 }
 
-/** The objects of a list, none when it is no list. */
+/**
+ * The objects of a list that defaulting may write to, none when it is no list. A frozen item is
+ * shared with the stored object, which was defaulted when stored: it is left as it is.
+ */
 export function objects(list: unknown): Plain[] {
-  return Array.isArray(list) ? (list.filter(isPlainObject) as Plain[]) : [];
+  return Array.isArray(list) ? (list.filter((item) => isPlainObject(item) && !Object.isFrozen(item)) as Plain[]) : [];
 }
