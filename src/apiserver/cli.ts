@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { createDefaultLogger } from '../logger.js';
 import { parseCommandLine, UsageError, type CliIo } from '../util/cli.js';
 import { startApiServer, type ApiServer } from './startApiServer.js';
+import { parseServiceCidr } from './defaults/serviceAllocator.js';
 
 /**
  * `rxkube apiserver`: runs the embedded API server until interrupted and
@@ -39,6 +40,9 @@ options:
                               kubectl create token gives ServiceAccounts theirs)
   --history-window <n>        changes kept for watch resume (default 10000)
   --bookmark-interval-ms <n>  period of watch bookmarks (default 60000)
+  --service-cluster-ip-range <cidr>
+                              the IPv4 CIDR Services' cluster IPs come from (default 10.0.0.0/24,
+                              as kube-apiserver's); node ports come from 30000-32767
   --feature-gates <gates>     as kube-apiserver's, e.g. ShardedListAndWatch=false (the one gate it
                               knows; on by default: lists and watches honour shardSelector)
   -h, --help                  show this help
@@ -84,6 +88,7 @@ function parse(args: string[]) {
       'history-window': { type: 'string' },
       'bookmark-interval-ms': { type: 'string' },
       'feature-gates': { type: 'string' },
+      'service-cluster-ip-range': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -102,6 +107,14 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
   const historyWindow = integer('history-window', values['history-window'], 10_000);
   const bookmarkIntervalMs = integer('bookmark-interval-ms', values['bookmark-interval-ms'], 60_000);
   const gates = featureGates(values['feature-gates']);
+  const serviceCidr = values['service-cluster-ip-range'];
+  if (serviceCidr !== undefined) {
+    try {
+      parseServiceCidr(serviceCidr);
+    } catch (err) {
+      throw new UsageError(`--service-cluster-ip-range: ${(err as Error).message}`);
+    }
+  }
   const server: ApiServer = await startApiServer({
     port,
     host: values.host,
@@ -110,6 +123,7 @@ export async function apiserverCommand(args: string[], io: CliIo): Promise<numbe
     historyWindow,
     bookmarkIntervalMs,
     shardedListAndWatch: gates.ShardedListAndWatch ?? true,
+    ...(serviceCidr === undefined ? {} : { serviceCidr }),
     logger: createDefaultLogger({ component: 'apiserver' }),
   });
   // A directory of our own, made now: a predictable path in the shared temp folder could be another user's first.

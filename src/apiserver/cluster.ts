@@ -13,6 +13,7 @@ import { NamespaceController } from './controllers/namespaceController.js';
 import { kubeTime } from '../util/time.js';
 import { ObjectStore, StoredObject, type ChangeEvent } from './storage/objectStore.js';
 import { ResourceRegistry } from './api/registry.js';
+import { ServiceAllocator } from './defaults/serviceAllocator.js';
 import { SelectorError } from './selectors/selectorError.js';
 import { apiVersionOf, type ResourceType } from './api/resourceType.js';
 import { alreadyExists, ApiError, forbidden, invalid, notFound } from './api/statusError.js';
@@ -20,6 +21,8 @@ import { recordManagedFields } from './writes/serverSideApply.js';
 import { roleRefUpdateErrors } from './auth/roleRefUpdate.js';
 import { WatchHub } from './watch/watchHub.js';
 import { contentChanged, prepareCreate, prepareUpdate, type WriteContext } from './writes/writes.js';
+
+const servicesKey = '/services';
 
 /** The namespaces kube refuses to delete. */
 const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
@@ -56,6 +59,8 @@ export interface ClusterOptions {
   later?: (run: () => void) => () => void;
   /** Whether a namespaced object needs its Namespace to exist, as kube's NamespaceLifecycle admission says (default true). */
   requireNamespaces?: boolean;
+  /** The IPv4 CIDR Services' cluster IPs come from (default `10.0.0.0/24`, as kube-apiserver's `--service-cluster-ip-range`). */
+  serviceCidr?: string;
 }
 
 function onNextTurn(run: () => void): () => void {
@@ -89,6 +94,8 @@ export class Cluster {
   readonly hub = new WatchHub();
   /** The managedFields of stored objects, decoded and encoded once (see fieldsV1Cache.ts). */
   readonly fieldsCache = new FieldsV1Cache();
+  /** The cluster IPs and node ports of the stored Services. */
+  readonly services: ServiceAllocator;
   private readonly queue: (() => void)[] = [];
   private settling = false;
   private readonly reactors: Reactor[];
@@ -108,8 +115,10 @@ export class Cluster {
     this.later = options.later ?? onNextTurn;
     this.requireNamespaces = options.requireNamespaces ?? true;
     this.store = new ObjectStore(options.historyWindow);
+    this.services = new ServiceAllocator(options.serviceCidr === undefined ? {} : { serviceCidr: options.serviceCidr });
     this.reactors = [new GarbageCollector(this), new NamespaceController(this), new CrdController(this)];
     this.store.subscribe((event) => {
+      if (event.storageKey === servicesKey) this.services.observe(event.prev?.object, event.type === 'DELETED' ? undefined : event.current.object);
       this.hub.dispatch(event);
       for (const reactor of this.reactors) reactor.onChange(event);
     });
@@ -228,6 +237,14 @@ export class Cluster {
     }
   }
 
+  /** What the service registry allocates (cluster IPs, node ports) for a Service about to be stored. */
+  private allocate(type: ResourceType, object: KubeObject, live?: KubeObject): boolean {
+    if (type.storageKey !== servicesKey || Object.isFrozen((object as unknown as { spec?: unknown }).spec)) return false;
+    this.services.allocate(object, live);
+    // An update that only left out what was allocated (a PUT of the manifest) is then a no-op, as kube finds it.
+    return true;
+  }
+
   private validate(type: ResourceType, object: KubeObject, live?: KubeObject): void {
     const errors = [...dataSizeErrors(type, object), ...(live === undefined ? [] : roleRefUpdateErrors(type, object, live))];
     if (errors.length > 0) throw invalid({ group: type.group, kind: type.kind }, object.metadata.name ?? '', errors);
@@ -266,6 +283,7 @@ export class Cluster {
     const uid = options.uid ?? this.uid?.();
     const object = prepareCreate(type, body, type.namespaced ? namespace : undefined, { ...options, ...(uid !== undefined ? { uid } : {}), fieldsCache: this.fieldsCache });
     options.guard?.(type, object, undefined);
+    this.allocate(type, object);
     this.validate(type, object);
     const name = object.metadata.name as string;
     this.checkNamespace(type, object.metadata.namespace);
@@ -291,6 +309,7 @@ export class Cluster {
     const next = prepareUpdate(type, liveObject, body, { namespace: type.namespaced ? namespace : undefined, name }, { ...options, fieldsCache: this.fieldsCache });
     if (next === undefined) return { stored: live };
     options.guard?.(type, next, liveObject);
+    if (this.allocate(type, next, liveObject) && !contentChanged(liveObject, next)) return { stored: live };
     this.validate(type, next, liveObject);
     if (options.dryRun) return { stored: this.dryRunResult(next) };
     return { stored: this.commitUpdate(type, live, this.toStored(type, next)) };

@@ -63,6 +63,11 @@ export interface ApiServerOptions {
    * sends a kubeconfig's token only over TLS; off otherwise.
    */
   tls?: boolean;
+  /**
+   * The IPv4 CIDR that Services' cluster IPs are allocated from (default `10.0.0.0/24`, kube-apiserver's
+   * `--service-cluster-ip-range` default); node ports come from kube's 30000-32767.
+   */
+  serviceCidr?: string;
 }
 
 export type { AccessSubject };
@@ -152,7 +157,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const historyWindow = options.historyWindow ?? 10_000;
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
   const host = options.host ?? '127.0.0.1';
-  const cluster = new Cluster({ historyWindow, logger });
+  const cluster = new Cluster({ historyWindow, logger, ...(options.serviceCidr === undefined ? {} : { serviceCidr: options.serviceCidr }) });
   const faults = new Faults(cluster.hub, cluster.store);
   const requestLog = new RequestLog();
   const sockets = new Set<Socket>();

@@ -235,7 +235,9 @@ describe('embedded API server: every built-in kind controllers use', function ()
 
       const labelPatch: KubernetesObject = { apiVersion: c.apiVersion, kind: c.kind, metadata: { name, namespace: metadata.namespace, labels: { patched: 'yes' } } };
       const patched = await objects.patch(labelPatch, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch);
-      expect(patched.metadata?.labels).to.deep.equal({ app: 'k', patched: 'yes' });
+      // A Namespace carries the label SetDefaults_Namespace gives it.
+      const defaulted = c.kind === 'Namespace' ? { 'kubernetes.io/metadata.name': name } : {};
+      expect(patched.metadata?.labels).to.deep.equal({ app: 'k', patched: 'yes', ...defaulted });
       expect(patched.metadata?.generation, 'a label patch leaves generation').to.equal(created.metadata?.generation);
       await eventually(() => seen.some((e) => e.type === 'MODIFIED' && e.object.metadata?.labels?.patched === 'yes'), 5000, `MODIFIED of ${c.kind}`);
 

@@ -40,11 +40,11 @@ describe('embedded API server: kube\'s columns for built-in kinds', function () 
   it('services: type, cluster and external IPs, ports with node ports, selector', async () => {
     const t = await table('/api/v1/namespaces/default/services', {
       metadata: { name: 'web' },
-      spec: { type: 'NodePort', clusterIP: '10.0.0.10', selector: { app: 'web' }, ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }, { port: 53, protocol: 'UDP' }] },
+      spec: { type: 'NodePort', clusterIP: '10.0.0.10', selector: { app: 'web' }, ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }, { port: 53, nodePort: 30053, protocol: 'UDP' }] },
     });
     expect(t.columns).to.deep.equal(['Name', 'Type', 'Cluster-IP', 'External-IP', 'Port(s)', 'Age']);
     expect(t.wide).to.deep.equal(['Selector']);
-    expect(t.cells).to.deep.include({ Type: 'NodePort', 'Cluster-IP': '10.0.0.10', 'External-IP': '<none>', 'Port(s)': '80:30080/TCP,53/UDP', Selector: 'app=web' });
+    expect(t.cells).to.deep.include({ Type: 'NodePort', 'Cluster-IP': '10.0.0.10', 'External-IP': '<none>', 'Port(s)': '80:30080/TCP,53:30053/UDP', Selector: 'app=web' });
   });
 
   it('nodes: readiness, roles, kubelet version and addresses', async () => {

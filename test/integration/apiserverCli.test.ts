@@ -49,6 +49,11 @@ describe('rxkube apiserver, in its own process', function () {
     expect(unknown.err.split('\n')[0]).to.equal('rxkube apiserver: unknown option --bogus');
     expect(bad.code).to.equal(2);
     expect(bad.err.split('\n')[0]).to.equal('rxkube apiserver: --port must be a non-negative integer, got "80a"');
+    const cidr = await rxkube(['apiserver', '--service-cluster-ip-range', '10.0.0.0'], children);
+    expect([cidr.code, cidr.err.split('\n')[0]]).to.deep.equal([
+      2,
+      'rxkube apiserver: --service-cluster-ip-range: invalid service CIDR "10.0.0.0": expected an IPv4 CIDR with a prefix from /8 to /30, such as 10.0.0.0/24',
+    ]);
   });
 
   it('says in one line that the kubeconfig cannot be written where asked, and exits 1', async () => {

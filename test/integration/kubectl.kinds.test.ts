@@ -107,7 +107,9 @@ describeKubectl('kubectl on the kinds, schemas and answers of issue 13', functio
     const run = await k.run(['apply', '--validate=warn', '-f', '-'], stringify(typoDeployment('warned')));
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stderr).to.contain('Warning: unknown field "spec.template.spec.containers[0].imagePullPolicyy"');
-    expect(await k.ok(['get', 'deployment', 'warned', '-o', 'jsonpath={.spec.template.spec.containers[0]}'])).to.equal('{"image":"nginx","name":"nginx"}');
+    expect(await k.ok(['get', 'deployment', 'warned', '-o', 'jsonpath={.spec.template.spec.containers[0]}'])).to.equal(
+      '{"image":"nginx","imagePullPolicy":"Always","name":"nginx","resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}',
+    );
   });
 
   it('rejects a typo in an apply to an existing Deployment (a strategic merge patch), as kube words it', async () => {

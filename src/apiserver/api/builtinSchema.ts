@@ -123,6 +123,21 @@ const shapes: Readonly<Record<string, Shape>> = {
     spec: { fields: { selector: labelSelector, template: podTemplateSpecShape } },
     status: { fields: { conditions } },
   }),
+  'apps/StatefulSet': kindShape({
+    spec: { fields: { selector: labelSelector, template: podTemplateSpecShape } },
+    status: { fields: { conditions } },
+  }),
+  'apps/DaemonSet': kindShape({
+    spec: { fields: { selector: labelSelector, template: podTemplateSpecShape } },
+    status: { fields: { conditions } },
+  }),
+  'batch/Job': kindShape({
+    spec: { fields: { selector: labelSelector, template: podTemplateSpecShape } },
+    status: { fields: { conditions: { list: { patchMerge: true, patchMergeKey: 'type', type: 'atomic' } } } },
+  }),
+  'batch/CronJob': kindShape({
+    spec: { fields: { jobTemplate: { fields: { metadata: objectMetaShape, spec: { fields: { selector: labelSelector, template: podTemplateSpecShape } } } } } },
+  }),
   'apiextensions.k8s.io/CustomResourceDefinition': kindShape({ status: { fields: { conditions } } }),
 };
 

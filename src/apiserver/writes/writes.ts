@@ -6,6 +6,7 @@ import { jsonKind } from './jsonValue.js';
 import { applyCrdSchema, crdVersionSchema } from '../api/crdSchema.js';
 import { pruneUnknownFields } from '../api/builtinFields.js';
 import { byteFieldError } from '../api/dataFields.js';
+import { defaultBuiltin } from '../defaults/builtinDefaults.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import { generateName, metadataErrors } from './objectMeta.js';
 import { apiVersionOf, type ResourceType } from '../api/resourceType.js';
@@ -163,18 +164,6 @@ function initialStatus(type: ResourceType): Plain | undefined {
   return undefined;
 }
 
-function applyBuiltinDefaults(type: ResourceType, obj: Plain): void {
-  if (!type.builtin) return;
-  if (type.group === '' && type.resource === 'namespaces') {
-    const spec = isPlainObject(obj.spec) ? obj.spec : {};
-    spec.finalizers = ['kubernetes'];
-    obj.spec = spec;
-  }
-  if (type.group === 'apps' && type.resource === 'deployments' && isPlainObject(obj.spec) && obj.spec.replicas === undefined) {
-    obj.spec.replicas = 1;
-  }
-}
-
 /**
  * Prunes, defaults and checks a custom resource against its schema (see crdSchema.ts); `live` is the
  * stored object on an update, for CEL's `oldSelf` and ratcheting. Unknown fields under `Strict` fail
@@ -258,7 +247,7 @@ export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: s
     if (status === undefined) delete plain.status;
     else plain.status = status;
   }
-  applyBuiltinDefaults(type, plain);
+  defaultBuiltin(type, plain, true);
   applySchema(type, obj, ctx);
   if (ctx.managedFieldsDone) return obj;
   return recordWriteFields(type, {
@@ -400,6 +389,7 @@ export function prepareUpdate(
     shareUnchanged(obj as unknown as Plain, live as unknown as Plain);
     checkBuiltinFields(type, obj, ctx);
   }
+  defaultBuiltin(type, obj as unknown as Plain, false);
   const name = obj.metadata.name ?? '';
   if (name !== url.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${url.name})`);
   const gr = { group: type.group, resource: type.resource };
