@@ -50,7 +50,7 @@ describe('the live view of a controller of Secrets', () => {
       kubeConfig: api.kubeConfig(),
       for: secrets,
       health: { port: 0, host: '127.0.0.1' },
-      liveView: true,
+      liveView: { port: 0 },
       handleSignals: false,
       logger: silentLogger,
       onOutcome: (outcome) => reconciled.add(outcome.key),
