@@ -73,6 +73,11 @@ describe('the live view over HTTP (a synthetic timeline)', () => {
     }
   });
 
+  it('refuses a maxClients or maxBuffered that would bound nothing, naming it', () => {
+    expect(() => liveView({ timeline }, { maxClients: 0 })).to.throw(RangeError, 'live view: maxClients must be a positive integer, got 0');
+    expect(() => liveView({ timeline }, { maxBuffered: -1 })).to.throw(RangeError, 'live view: maxBuffered must be a positive number of bytes, got -1');
+  });
+
   it('answers 404 naming a key it does not hold, and 400 without a key', async () => {
     const unknown = await get('/api/key?key=ns/nope');
     expect(unknown.status).to.equal(404);
