@@ -32,7 +32,7 @@ export interface HealthServerOptions {
   logger?: Logger;
   /**
    * More handlers, by path prefix (`/debug/rxkube`): each answers its
-   * prefix and every path below it, whatever the method (the live view).
+   * prefix and every path below it, whatever the method. (The live view has a listener of its own, on loopback: see docs/liveview.md.)
    */
   mounts?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>>;
 }
