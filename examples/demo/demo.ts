@@ -115,7 +115,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
       ...podAutoscalerOptions(cluster.kubeConfig, { namespace, concurrency: 4, logger, recorder }),
       ...(certs !== undefined ? { webhooks: { tls: certs, port: 0, host: '127.0.0.1', ...podAutoscalerWebhooks() } } : {}),
       health: { port: metricsPort, host: '127.0.0.1' },
-      liveView: true,
+      liveView: { port: 0 },
       ...(options.record !== undefined ? { record: options.record as string } : {}),
       // Ctrl-C is the caller's (it comes as `signal`): the job cleans up, then says it was interrupted.
       handleSignals: false,

@@ -1,7 +1,8 @@
 import { createDefaultLogger } from '../logger.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
 import { startHealthServer, type HealthServer } from '../sinks/metrics/healthServer.js';
-import { liveView, liveViewPath, type LiveView, type LiveViewOptions } from '../sinks/metrics/liveView/liveView.js';
+import { liveView, type LiveView, type LiveViewOptions } from '../sinks/metrics/liveView/liveView.js';
+import { prepareLiveViewServer, type LiveViewServer, type LiveViewServerOptions } from '../sinks/metrics/liveView/liveViewServer.js';
 import { resourceName, type KubeObject } from '../types.js';
 import type { WebhookServer } from '../webhooks/webhookServer.js';
 import { asyncScheduler } from 'rxjs';
@@ -27,12 +28,15 @@ export interface RunControllerOptions<T extends KubeObject> extends ControllerOp
   /** Told of every outcome (the default logs failures; successes at debug). One that throws shuts the controller down, and `done` rejects naming it. */
   onOutcome?: (outcome: ReconcileOutcome) => void;
   /**
-   * The live view, a page at `/debug/rxkube/` on the health server that
-   * shows the informers, the queue and each key's recent runs as they
-   * happen (server-sent events): `true`, or how it batches and what it
-   * keeps. Off by default; it needs the health server.
+   * The live view, a page at `/debug/rxkube/` that shows the informers,
+   * the queue and each key's recent runs as they happen (server-sent
+   * events), on a listener of its own: `true`, or where it listens (default
+   * 127.0.0.1:8081; another `host` opts in to being reached from
+   * elsewhere), which `Host` names it answers, its bearer token, how it
+   * batches and what it keeps. Off by default. Unlike the health server it
+   * binds loopback and checks `Host` (see docs/liveview.md).
    */
-  liveView?: boolean | Omit<LiveViewOptions, 'scheduler' | 'logger'>;
+  liveView?: boolean | (Omit<LiveViewOptions, 'scheduler' | 'logger'> & Omit<LiveViewServerOptions, 'logger'>);
   /**
    * Record the controller's timeline, every object its informers received
    * included, to this file (newline-delimited JSON, for `replay` and
@@ -49,7 +53,7 @@ export interface RunningController<T extends KubeObject> {
   readonly controller: Controller<T>;
   /** The health server, when one was asked for. */
   readonly health: HealthServer | undefined;
-  /** The live view's address (`http://host:port/debug/rxkube/`), when it was asked for. */
+  /** The live view's address (`http://127.0.0.1:port/debug/rxkube/`, never with its token), when it was asked for. */
   readonly liveView: string | undefined;
   /** The webhook server, once its certificate is loaded and it listens; undefined without `webhooks`. */
   readonly webhooks: Promise<WebhookServer> | undefined;
@@ -76,7 +80,6 @@ export interface RunningController<T extends KubeObject> {
  * `done` ends by itself.
  */
 export async function runController<T extends KubeObject>(options: RunControllerOptions<T>): Promise<RunningController<T>> {
-  if (options.liveView && options.health === false) throw new TypeError(`runController "${options.name}": the live view is served by the health server, which health: false turns off`);
   const logger = options.logger ?? createDefaultLogger({ controller: options.name });
   const abort = new AbortController();
   const abortNow = new AbortController();
@@ -97,6 +100,7 @@ export async function runController<T extends KubeObject>(options: RunController
 
   const stopWebhooks = new AbortController();
   let view: LiveView | undefined;
+  let viewServer: LiveViewServer | undefined;
   let recording: TimelineRecording | undefined;
   let webhooks: Promise<WebhookServer> | undefined;
   let webhookServer: WebhookServer | undefined;
@@ -108,6 +112,7 @@ export async function runController<T extends KubeObject>(options: RunController
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     view?.close();
+    await viewServer?.close();
     await health?.close();
     stopWebhooks.abort();
     await webhooks?.then((server) => server.close(), () => {});
@@ -115,12 +120,14 @@ export async function runController<T extends KubeObject>(options: RunController
   };
   try {
     // The live view and the recording check their options first: a bad one rejects before a listener, file or server exists.
+    const { host, port, acceptHosts, token, ...viewOptions } = typeof options.liveView === 'object' ? options.liveView : {};
     view = options.liveView
       ? liveView(
           { timeline: running.timeline, stores: running.stores, primary: resourceName(options.for) },
-          { ...(typeof options.liveView === 'object' ? options.liveView : {}), ...(options.scheduler !== undefined ? { scheduler: options.scheduler } : {}), logger },
+          { ...viewOptions, ...(options.scheduler !== undefined ? { scheduler: options.scheduler } : {}), logger },
         )
       : undefined;
+    const viewListener = view === undefined ? undefined : prepareLiveViewServer(view, { host, port, acceptHosts, token, logger });
     // Subscribed before the controller starts: the timeline is hot, and the first lists belong in the recording.
     recording =
       options.record === undefined
@@ -153,22 +160,13 @@ export async function runController<T extends KubeObject>(options: RunController
       },
       ...(webhooks !== undefined ? { webhooks: () => webhookServer !== undefined } : {}),
     };
-    const mounted = view;
-    health =
-      options.health === false
-        ? undefined
-        : await startHealthServer({
-            ...options.health,
-            registry: running.registry,
-            logger,
-            checks: { healthz: () => true, readyz },
-            ...(mounted !== undefined ? { mounts: { [mounted.path]: (req, res) => mounted.handle(req, res) } } : {}),
-          });
+    viewServer = await viewListener?.listen();
+    health = options.health === false ? undefined : await startHealthServer({ ...options.health, registry: running.registry, logger, checks: { healthz: () => true, readyz } });
   } catch (err) {
     await release();
     throw err;
   }
-  const liveViewUrl = view !== undefined && health !== undefined ? `${health.url}${liveViewPath}/` : undefined;
+  const liveViewUrl = viewServer?.url;
 
   if (handleSignals) {
     process.on('SIGTERM', onSignal);

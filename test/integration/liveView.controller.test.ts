@@ -56,7 +56,7 @@ describeBrowser('the live view of a running controller, in Chromium', function (
       // A failure is retried in an hour: the page has time to show the retry coming.
       rateLimiter: exponentialFailureRateLimiter(3_600_000, 3_600_000),
       health: { port: 0, host: '127.0.0.1' },
-      liveView: true,
+      liveView: { port: 0 },
       handleSignals: false,
       logger: silentLogger,
       onOutcome: () => {},
@@ -146,6 +146,8 @@ describeBrowser('the live view of a running controller, in Chromium', function (
     });
     try {
       expect(plain.liveView).to.equal(undefined);
+      // The live view is not the health server's: the running one's health server has no such path either.
+      expect((await fetch(`${running?.health?.url}/debug/rxkube/`)).status).to.equal(404);
       expect((await fetch(`${plain.health?.url}/debug/rxkube/`)).status).to.equal(404);
     } finally {
       plain.stop();
@@ -155,15 +157,29 @@ describeBrowser('the live view of a running controller, in Chromium', function (
 });
 
 describe('runController with a live view', () => {
-  it('refuses a live view without the health server that would serve it, before it starts anything', async () => {
-    let error: unknown;
+  it('serves it on a listener of its own on loopback, also without the health server, and not on the health server', async () => {
+    // Nothing listens at the API server's address: the controller retries its list meanwhile, and the view shows it.
+    const running = await runController<KubeObject>({ name: 'nohealth', kubeConfig: kubeConfigFor('http://127.0.0.1:1'), for: configmaps, health: false, liveView: { port: 0 }, handleSignals: false, logger: silentLogger, reconcile: () => {} });
     try {
-      // Nothing listens there: nothing may have been asked of it either.
-      await runController<KubeObject>({ name: 'nohealth', kubeConfig: kubeConfigFor('http://127.0.0.1:1'), for: configmaps, health: false, liveView: true, handleSignals: false, logger: silentLogger, reconcile: () => {} });
-    } catch (err) {
-      error = err;
+      expect(running.health).to.equal(undefined);
+      expect(running.liveView).to.match(/^http:\/\/127\.0\.0\.1:\d+\/debug\/rxkube\/$/);
+      const state = await fetch(`${running.liveView}api/state`);
+      expect(state.status).to.equal(200);
+      expect(((await state.json()) as { controller?: string; informers: unknown[] }).informers).to.be.an('array');
+    } finally {
+      running.stop();
+      await running.done.catch(() => {});
     }
-    expect(error).to.be.instanceOf(TypeError);
-    expect((error as Error).message).to.equal('runController "nohealth": the live view is served by the health server, which health: false turns off');
+    // Stopped, it listens no more.
+    const after = await fetch(`${running.liveView}api/state`).then((r) => r.status, (err: unknown) => (err as Error).message);
+    expect(after).to.equal('fetch failed');
+  });
+
+  it('rejects a bad live-view listener option before it starts anything', async () => {
+    const error = await runController<KubeObject>({ name: 'badtoken', kubeConfig: kubeConfigFor('http://127.0.0.1:1'), for: configmaps, health: false, liveView: { port: 0, token: 'too-short' }, handleSignals: false, logger: silentLogger, reconcile: () => {} }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect((error as Error).message).to.equal('live view: token must be a string of at least 16 characters (a random one: openssl rand -hex 32), got 9 characters');
   });
 });

@@ -102,7 +102,7 @@ describe('runController given options it cannot start with', function () {
       ...options(),
       signal,
       health: { port, host: '127.0.0.1' },
-      liveView: true,
+      liveView: { port: 0 },
       record: join(dir, 'run.jsonl'),
       webhooks: { tls: { certDir: dir }, port: 0, host: '127.0.0.1', validate: () => ({ allowed: true }) },
     }).then(

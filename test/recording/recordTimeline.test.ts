@@ -9,7 +9,7 @@ import type { Logger } from '../../src/index.js';
 import type { TimelineEntry } from '../../src/timeline.js';
 import { recordTimeline } from '../../src/controller/recording/recordTimeline.js';
 import { readRecording } from '../../src/controller/recording/readRecording.js';
-import { redacted } from '../../src/controller/recording/redactSecrets.js';
+import { redacted } from '../../src/util/redactSecrets.js';
 import type { ControllerOptions } from '../../src/controller/controller.js';
 
 const options: ControllerOptions<never> = {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import { sharedSnapshot } from '../../src/sinks/metrics/liveView/sharedSnapshot.js';
 import { eventStream } from '../../src/sinks/metrics/liveView/eventStream.js';
 
 /** The part of a ServerResponse the stream uses, writing into an array synchronously. */
@@ -9,6 +10,8 @@ class Page extends EventEmitter {
   status = 0;
   headers: Record<string, string> = {};
   written: string[] = [];
+  /** What was written, as it was given (the same Buffer objects). */
+  chunks: unknown[] = [];
   writableLength = 0;
   writableEnded = false;
   destroyed = false;
@@ -17,8 +20,9 @@ class Page extends EventEmitter {
     this.headers = headers;
     return this;
   }
-  write(text: string): boolean {
-    this.written.push(text);
+  write(chunk: string | Buffer): boolean {
+    this.chunks.push(chunk);
+    this.written.push(chunk.toString());
     return true;
   }
   end(text?: string): this {
@@ -46,6 +50,7 @@ class Page extends EventEmitter {
 }
 
 const asResponse = (page: Page) => page as unknown as ServerResponse;
+const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
 /** A virtual scheduler moved on by hand: `advance(250)` runs what comes due in the next 250 ms, and nothing later. */
 function virtualTime() {
@@ -67,8 +72,8 @@ describe('the live view event stream (server-sent events, batched)', () => {
     const stream = eventStream({
       scheduler: time.scheduler,
       interval: 250,
-      maxBuffered: 1 << 20,
-      snapshot: () => ({ version }),
+      maxBuffered: 1 << 20, maxClients: 16,
+      snapshot: () => json({ version }),
       delta: () => {
         if (changes.length === 0) return undefined;
         const delta = { changes };
@@ -98,7 +103,7 @@ describe('the live view event stream (server-sent events, batched)', () => {
   it('builds each delta once and sends it to every page', () => {
     const time = virtualTime();
     let built = 0;
-    const stream = eventStream({ scheduler: time.scheduler, interval: 100, maxBuffered: 1 << 20, snapshot: () => ({}), delta: () => ({ n: ++built }) });
+    const stream = eventStream({ scheduler: time.scheduler, interval: 100, maxBuffered: 1 << 20, maxClients: 16, snapshot: () => json({}), delta: () => ({ n: ++built }) });
     const pages = [new Page(), new Page(), new Page()];
     for (const page of pages) stream.attach(asResponse(page));
     time.advance(100);
@@ -109,7 +114,7 @@ describe('the live view event stream (server-sent events, batched)', () => {
 
   it('ticks only while a page is connected: an unwatched view schedules nothing', () => {
     const time = virtualTime();
-    const stream = eventStream({ scheduler: time.scheduler, interval: 250, maxBuffered: 1 << 20, snapshot: () => ({}), delta: () => ({}) });
+    const stream = eventStream({ scheduler: time.scheduler, interval: 250, maxBuffered: 1 << 20, maxClients: 16, snapshot: () => json({}), delta: () => ({}) });
     expect(time.scheduler.actions).to.have.length(0);
     const page = new Page();
     stream.attach(asResponse(page));
@@ -122,15 +127,15 @@ describe('the live view event stream (server-sent events, batched)', () => {
 
   it('drops a page that leaves more than maxBuffered bytes unread, and says so; the others go on', () => {
     const time = virtualTime();
-    const drops: number[] = [];
-    const stream = eventStream({ scheduler: time.scheduler, interval: 250, maxBuffered: 1000, snapshot: () => ({}), delta: () => ({ x: 1 }), onDrop: (n) => drops.push(n) });
+    const drops: Array<[number, number]> = [];
+    const stream = eventStream({ scheduler: time.scheduler, interval: 250, maxBuffered: 1000, maxClients: 16, snapshot: () => json({}), delta: () => ({ x: 1 }), onDrop: (n, writing) => drops.push([n, writing]) });
     const slow = new Page();
     const fast = new Page();
     stream.attach(asResponse(slow));
     stream.attach(asResponse(fast));
     slow.writableLength = 1001;
     time.advance(250);
-    expect(drops).to.deep.equal([1001]);
+    expect(drops).to.deep.equal([[1001, 28]]);
     expect(slow.destroyed).to.equal(true);
     expect(stream.clients).to.equal(1);
     expect(fast.events().at(-1)?.event).to.equal('delta');
@@ -139,7 +144,7 @@ describe('the live view event stream (server-sent events, batched)', () => {
 
   it('close() ends every stream, and a page that comes after gets 503', () => {
     const time = virtualTime();
-    const stream = eventStream({ scheduler: time.scheduler, interval: 250, maxBuffered: 1000, snapshot: () => ({}), delta: () => undefined });
+    const stream = eventStream({ scheduler: time.scheduler, interval: 250, maxBuffered: 1000, maxClients: 16, snapshot: () => json({}), delta: () => undefined });
     const page = new Page();
     stream.attach(asResponse(page));
     stream.close();
@@ -149,5 +154,84 @@ describe('the live view event stream (server-sent events, batched)', () => {
     stream.attach(asResponse(late));
     expect(late.status).to.equal(503);
     expect(late.written.join('')).to.equal('the live view has stopped\n');
+  });
+
+  it('counts the write itself against maxBuffered: a page 900 bytes behind is dropped rather than sent a 200-byte delta that would pass 1000', () => {
+    const time = virtualTime();
+    const drops: Array<[number, number]> = [];
+    const big = { text: 'x'.repeat(160) };
+    const stream = eventStream({ scheduler: time.scheduler, interval: 250, maxBuffered: 1000, maxClients: 16, snapshot: () => json({}), delta: () => big, onDrop: (n, writing) => drops.push([n, writing]) });
+    const slow = new Page();
+    stream.attach(asResponse(slow));
+    slow.writableLength = 900;
+    time.advance(250);
+    expect(drops).to.have.length(1);
+    expect(drops[0]?.[0]).to.equal(900);
+    expect(900 + (drops[0]?.[1] ?? 0)).to.be.above(1000);
+    expect(slow.destroyed).to.equal(true);
+    expect(slow.events().map((e) => e.event)).to.deep.equal(['snapshot']);
+    stream.close();
+  });
+
+  it('counts the snapshot too: one larger than maxBuffered is never sent, the page is told why with a 503 (which EventSource does not retry)', () => {
+    const time = virtualTime();
+    const refused: string[] = [];
+    const stream = eventStream({ scheduler: time.scheduler, interval: 250, maxBuffered: 1000, maxClients: 16, snapshot: () => json({ keys: 'k'.repeat(1000) }), delta: () => undefined, onRefuse: (why) => refused.push(why) });
+    const page = new Page();
+    stream.attach(asResponse(page));
+    expect(page.status).to.equal(503);
+    expect(page.written.join('')).to.equal("the live view's snapshot is 1047 bytes, more than maxBuffered (1000): raise maxBuffered, or lower limits.maxKeys\n");
+    expect(refused).to.have.length(1);
+    expect(stream.clients).to.equal(0);
+    expect(time.scheduler.actions).to.have.length(0);
+  });
+
+  it('serves at most maxClients pages at once: one more gets 503 saying so, and is let in once another leaves', () => {
+    const time = virtualTime();
+    const stream = eventStream({ scheduler: time.scheduler, interval: 250, maxBuffered: 1 << 20, maxClients: 2, snapshot: () => json({}), delta: () => undefined });
+    const [a, b, c, d] = [new Page(), new Page(), new Page(), new Page()];
+    for (const page of [a, b, c]) stream.attach(asResponse(page));
+    expect([a.status, b.status, c.status]).to.deep.equal([200, 200, 503]);
+    expect(c.written.join('')).to.equal('the live view serves 2 pages at once (maxClients), and as many are open: close one, or raise maxClients\n');
+    expect(stream.clients).to.equal(2);
+    a.emit('close');
+    stream.attach(asResponse(d));
+    expect(d.status).to.equal(200);
+    stream.close();
+  });
+
+  it('writes every page the same Buffers: the snapshot it was given, and each delta serialized once', () => {
+    const time = virtualTime();
+    const snapshot = json({ keys: ['ns/a'] });
+    const stream = eventStream({ scheduler: time.scheduler, interval: 250, maxBuffered: 1 << 20, maxClients: 16, snapshot: () => snapshot, delta: () => ({ n: 1 }) });
+    const pages = [new Page(), new Page(), new Page()];
+    for (const page of pages) stream.attach(asResponse(page));
+    time.advance(250);
+    for (const page of pages) {
+      expect(page.chunks.every((chunk) => Buffer.isBuffer(chunk))).to.equal(true);
+      expect(page.chunks).to.include(snapshot);
+    }
+    const lastOf = (page: Page) => page.chunks.at(-1);
+    expect(lastOf(pages[1] as Page)).to.equal(lastOf(pages[0] as Page));
+    expect(lastOf(pages[2] as Page)).to.equal(lastOf(pages[0] as Page));
+    stream.close();
+  });
+});
+
+describe('the live view snapshot, serialized once for all who ask', () => {
+  it('builds once for every reader until a delta is taken or it is maxAge old', () => {
+    let builds = 0;
+    let now = 0;
+    const shared = sharedSnapshot(() => ({ n: ++builds }), () => now, 250);
+    const first = shared.get();
+    expect(shared.get()).to.equal(first);
+    now = 249;
+    expect(shared.get()).to.equal(first);
+    expect(builds).to.equal(1);
+    shared.invalidate();
+    expect(JSON.parse(shared.get().toString())).to.deep.equal({ n: 2 });
+    now = 499;
+    expect(JSON.parse(shared.get().toString())).to.deep.equal({ n: 3 });
+    expect(builds).to.equal(3);
   });
 });

@@ -57,6 +57,27 @@ describe('the live view over HTTP (a synthetic timeline)', () => {
     expect(body.object).to.deep.equal(object);
   });
 
+  it("redacts a cached Secret's values in a key's detail, also when the store of Secrets holds it without a kind (as list items come)", async () => {
+    const secret = { apiVersion: 'v1', metadata: { name: 's', namespace: 'ns' }, data: { password: 'aHVudGVyMg==' } };
+    const secrets = liveView({ timeline, stores: { secrets: { size: 1, get: (key) => (key === 'ns/s' ? secret : undefined) } }, primary: 'secrets' }, { logger: silentLogger });
+    const mounted = await startHealthServer({ port: 0, host: '127.0.0.1', logger: silentLogger, mounts: { [secrets.path]: (req, res) => secrets.handle(req, res) } });
+    try {
+      timeline.next({ type: 'trigger', at: 1, controller: 'c', key: 'ns/s', cause: { via: 'for', resource: 'secrets', delta: 'Added', objectKey: 'ns/s' } });
+      const body = (await (await fetch(`${mounted.url}/debug/rxkube/api/key?key=ns%2Fs`)).json()) as { object: KubeObject };
+      expect(body.object).to.deep.equal({ ...secret, data: { password: '(redacted)' } });
+      // The cache's own object is left as it is.
+      expect(secret.data.password).to.equal('aHVudGVyMg==');
+    } finally {
+      secrets.close();
+      await mounted.close();
+    }
+  });
+
+  it('refuses a maxClients or maxBuffered that would bound nothing, naming it', () => {
+    expect(() => liveView({ timeline }, { maxClients: 0 })).to.throw(RangeError, 'live view: maxClients must be a positive integer, got 0');
+    expect(() => liveView({ timeline }, { maxBuffered: -1 })).to.throw(RangeError, 'live view: maxBuffered must be a positive number of bytes, got -1');
+  });
+
   it('answers 404 naming a key it does not hold, and 400 without a key', async () => {
     const unknown = await get('/api/key?key=ns/nope');
     expect(unknown.status).to.equal(404);

@@ -4,7 +4,7 @@ import type { TimelineEntry } from '../../timeline.js';
 import type { ControllerOptions, WatchedResource } from '../controller.js';
 import type { KubeObject } from '../../types.js';
 import { recordingFormat, recordingVersion, type RecordedOptions, type RecordedResource, type RecordingHeader } from './format.js';
-import { redactEntry } from './redactSecrets.js';
+import { redactEntry } from '../../util/redactSecrets.js';
 import { rotatingFile, type RotatingFileStats, type RotationOptions } from './rotatingFile.js';
 
 /** Where and how `runController` records its timeline (`record: 'run.jsonl'` is `{ path: 'run.jsonl' }`). */

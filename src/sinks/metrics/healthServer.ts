@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { defaultLogger, type Logger } from '../../logger.js';
+import { listenOn } from './listenOn.js';
 
 /** A probe: true when healthy. A throw, a rejection or a timeout counts as unhealthy. */
 export type HealthCheck = () => boolean | Promise<boolean>;
@@ -32,7 +32,7 @@ export interface HealthServerOptions {
   logger?: Logger;
   /**
    * More handlers, by path prefix (`/debug/rxkube`): each answers its
-   * prefix and every path below it, whatever the method (the live view).
+   * prefix and every path below it, whatever the method. (The live view has a listener of its own, on loopback: see docs/liveview.md.)
    */
   mounts?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>>;
 }
@@ -154,31 +154,12 @@ export async function startHealthServer(options: HealthServerOptions = {}): Prom
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error): void => {
-      reject(new Error(`health server cannot listen on ${options.host ?? '*'}:${options.port ?? 8080}: ${err.message}`, { cause: err }));
-    };
-    server.once('error', onError);
-    server.listen(options.port ?? 8080, options.host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-  server.on('error', (err) => logger.error({ err: err.message }, 'health server error'));
-
-  const address = server.address() as AddressInfo;
+  const { address, close } = await listenOn(server, options.port ?? 8080, options.host, 'health server', logger);
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const urlHost = address.address === '::' || address.address === '0.0.0.0' ? 'localhost' : host;
-  let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${address.port}`,
     port: address.port,
-    close: () => {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close,
   };
 }

@@ -1,5 +1,6 @@
 import type { EventEntry, InformerEntry, QueueEntry, RunEndEntry, RunStartEntry, TimelineEntry, TriggerCause, TriggerEntry, WriteEntry } from '../../../timeline.js';
 import type { KubeObject, ObjectKey } from '../../../types.js';
+import { isSecretResource, redactSecrets } from '../../../util/redactSecrets.js';
 
 /**
  * How much the live view keeps. Memory is bounded by
@@ -290,12 +291,14 @@ export class LiveModel {
     return delta;
   }
 
-  /** A key's detail; undefined for a key the view does not hold (never seen, or dropped). */
+  /** A key's detail; undefined for a key the view does not hold (never seen, or dropped). A Secret's values read `(redacted)`, as in a recording. */
   detail(key: ObjectKey, primary: string | undefined): KeyDetail | undefined {
     const record = this.records.get(key);
     if (record === undefined) return undefined;
     const store = primary === undefined ? undefined : this.stores?.[primary];
-    const object = store?.get(key);
+    const cached = store?.get(key);
+    // A store of Secrets holds objects without a kind when they came in a list: its name says what they are.
+    const object = cached === undefined ? undefined : (redactSecrets(cached, isSecretResource(primary as string)) as KubeObject);
     return {
       summary: summarize(record),
       runs: record.runs.map((run) => ({ ...run })),

@@ -7,6 +7,7 @@ import { liveViewScript } from './assets/script.js';
 import { liveViewStyle } from './assets/style.js';
 import { eventStream } from './eventStream.js';
 import { LiveModel, type LiveModelLimits, type LiveViewStores } from './liveModel.js';
+import { sharedSnapshot } from './sharedSnapshot.js';
 
 /** Where `runController` serves the live view. */
 export const liveViewPath = '/debug/rxkube';
@@ -27,8 +28,10 @@ export interface LiveViewOptions {
   batchInterval?: number;
   /** What the model keeps (see `LiveModelLimits`). */
   limits?: Partial<LiveModelLimits>;
-  /** Bytes a page may leave unread before it is dropped and must reconnect (default 8 MiB). */
+  /** Bytes a page may leave unread, its snapshot counted, before it is dropped and must reconnect (default 8 MiB). */
   maxBuffered?: number;
+  /** Pages served at once (event streams); one more is answered 503 saying so (default 16). */
+  maxClients?: number;
   /** Where the batching waits and what `now` is (default `asyncScheduler`). */
   scheduler?: SchedulerLike;
   /** Where its warnings go (default: none). */
@@ -51,7 +54,7 @@ const common = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store
 // Everything comes from rxkube itself: no CDN, no inline script.
 const csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'";
 
-function send(res: ServerResponse, code: number, body: string, contentType: string, headers: Record<string, string> = {}): void {
+function send(res: ServerResponse, code: number, body: string | Buffer, contentType: string, headers: Record<string, string> = {}): void {
   res.writeHead(code, { 'Content-Type': contentType, ...common, ...headers });
   res.end(res.req.method === 'HEAD' ? undefined : body);
 }
@@ -81,7 +84,12 @@ export function liveView(source: LiveViewSource, options: LiveViewOptions = {}):
   const logger = options.logger ?? silentLogger;
   const interval = options.batchInterval ?? 250;
   if (!(interval > 0)) throw new RangeError(`live view: batchInterval must be a positive number of ms, got ${String(interval)}`);
+  const maxBuffered = options.maxBuffered ?? 8 * 1024 * 1024;
+  const maxClients = options.maxClients ?? 16;
+  if (!(maxBuffered > 0)) throw new RangeError(`live view: maxBuffered must be a positive number of bytes, got ${String(maxBuffered)}`);
+  if (!Number.isInteger(maxClients) || maxClients < 1) throw new RangeError(`live view: maxClients must be a positive integer, got ${String(maxClients)}`);
   const model = new LiveModel(options.limits, source.stores);
+  const snapshot = sharedSnapshot(() => model.snapshot(scheduler.now()), () => scheduler.now(), interval);
   let skipped = 0;
   const subscription = source.timeline.subscribe({
     next: (entry) => {
@@ -98,10 +106,16 @@ export function liveView(source: LiveViewSource, options: LiveViewOptions = {}):
   const stream = eventStream({
     scheduler,
     interval,
-    maxBuffered: options.maxBuffered ?? 8 * 1024 * 1024,
-    snapshot: () => model.snapshot(scheduler.now()),
-    delta: () => model.takeDelta(scheduler.now()),
-    onDrop: (buffered) => logger.warn({ buffered }, 'live view: dropped a page that read too slowly (it reconnects with a fresh snapshot)'),
+    maxBuffered,
+    maxClients,
+    snapshot: () => snapshot.get(),
+    delta: () => {
+      // A page that connects after this delta was taken must not get a snapshot from before it.
+      snapshot.invalidate();
+      return model.takeDelta(scheduler.now());
+    },
+    onDrop: (buffered, writing) => logger.warn({ buffered, writing, maxBuffered }, 'live view: dropped a page that read too slowly (it reconnects with a fresh snapshot)'),
+    onRefuse: (why) => logger.warn({ why }, 'live view: refused a page'),
   });
 
   const routes: Record<string, (url: URL, res: ServerResponse) => void> = {
@@ -109,7 +123,7 @@ export function liveView(source: LiveViewSource, options: LiveViewOptions = {}):
     '/app.js': (_url, res) => send(res, 200, liveViewScript, 'text/javascript; charset=utf-8'),
     '/style.css': (_url, res) => send(res, 200, liveViewStyle, 'text/css; charset=utf-8'),
     '/events': (_url, res) => (res.req.method === 'HEAD' ? send(res, 200, '', 'text/event-stream; charset=utf-8') : stream.attach(res)),
-    '/api/state': (_url, res) => sendJson(res, 200, model.snapshot(scheduler.now())),
+    '/api/state': (_url, res) => send(res, 200, snapshot.get(), 'application/json; charset=utf-8'),
     '/api/key': (url, res) => {
       const key = url.searchParams.get('key');
       if (key === null || key === '') {

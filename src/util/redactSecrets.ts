@@ -1,6 +1,6 @@
-import type { TimelineEntry } from '../../timeline.js';
+import type { TimelineEntry } from '../timeline.js';
 
-/** What a Secret's values read as in a recording made with redaction (the default). */
+/** What a Secret's values read as in a recording made with redaction (the default), and always in the live view. */
 export const redacted = '(redacted)';
 
 // kubectl keeps the whole applied object, data included, in this annotation.
@@ -59,8 +59,8 @@ function isResultWrapper(value: Json): boolean {
   return typeof value.result === 'string' && value.kind === undefined && value.metadata === undefined && Object.keys(value).every((key) => key === 'result' || key === 'object');
 }
 
-// An informer names its resource by plural (`secrets`); a request entry by kind (`Secret`, as timelineClient's `addressed` spells the core group).
-function isSecretResource(resource: string): boolean {
+/** Whether a store or request names Secrets: an informer names its resource by plural (`secrets`), a request entry by kind (`Secret`, as timelineClient's `addressed` spells the core group). */
+export function isSecretResource(resource: string): boolean {
   return resource === 'secrets' || resource.startsWith('secrets/') || resource === 'Secret';
 }
 
