@@ -187,13 +187,16 @@ async function writeShapes(dir: string): Promise<string[]> {
   ];
   const path = join(dir, 'shapes', 'objects.ts');
   const lines = [
-    "import type { WatchedResource } from 'rxkube';",
+    "import type { KubeConfig } from '@kubernetes/client-node';",
+    "import { controller, type WatchedResource } from 'rxkube';",
     "import { WidgetResource, type Widget } from './shapes.example.com/v1/Widget.js';",
     "import type { Widget as WidgetV2 } from './shapes.example.com/v2/Widget.js';",
     `export const every: Widget = ${widget(every)};`,
     "export const v2: WidgetV2 = { apiVersion: 'shapes.example.com/v2', kind: 'Widget', metadata: {}, spec: { size: 1 } };",
     'export const resource: WatchedResource = WidgetResource;',
     "export const plural: 'widgets' = WidgetResource.resource;",
+    // The constant and the interface plug into controller() as the page shows; the store reads Widgets.
+    "export const widgets = (kubeConfig: KubeConfig) => controller<Widget>({ name: 'widgets', kubeConfig, for: WidgetResource, reconcile: (_key, ctx) => { const size: number | string | undefined = ctx.object?.spec.port; return size === 0 ? { requeueAfter: 1000 } : undefined; } });",
     ...refused.flatMap(([why, text], n) => [`// @ts-expect-error ${why}`, `export const refused${n}: Widget = ${widget(text)};`]),
     '// @ts-expect-error apiVersion is the version\'s literal',
     `export const otherVersion: Widget = ${widget(spec, 'shapes.example.com/v2')};`,
