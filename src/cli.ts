@@ -1,12 +1,13 @@
 import { apiserverCommand, apiserverUsage } from './apiserver/cli.js';
 import { manifestsCommand } from './deploy/manifestsCommand.js';
 import { runCommand } from './deploy/runCommand.js';
+import { typesCommand } from './deploy/typesCommand.js';
 import { replayCommand, replayUsage } from './testing/replay/replayCommand.js';
 import { closest, UsageError, type CliIo } from './util/cli.js';
 
 /**
  * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`,
- * `rxkube manifests`, `rxkube run`, `rxkube replay`).
+ * `rxkube manifests`, `rxkube run`, `rxkube replay`, `rxkube types`).
  * A program entry like `bin/rxkube.js`, not a part of the library: it may
  * import any part. Failures are exit codes; nothing here calls
  * `process.exit`.
@@ -31,6 +32,7 @@ commands:
   manifests <module>   print the YAML that deploys a controller definition
   run <module>         run a controller definition (the container's start command)
   replay <recording>   replay a recorded run with a reconcile, in virtual time
+  types <crd.yaml|->   write TypeScript types for the CustomResourceDefinitions of a file
 
 rxkube <command> --help describes each.
 
@@ -58,6 +60,8 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return await runCommand(rest, io);
       case 'replay':
         return await replayCommand(rest, io);
+      case 'types':
+        return await typesCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':

@@ -1,0 +1,113 @@
+import { Declarations, docComment, members, type SchemaNode } from './schemaTypes.js';
+
+/**
+ * TypeScript types for the objects of a CustomResourceDefinition someone
+ * else wrote: `rxkube types`. One file per served version, each with an
+ * interface for the object (`apiVersion` and `kind` as literals, `metadata`
+ * as rxkube's `ObjectMeta`, the schema's members with its descriptions as
+ * doc comments) and a `WatchedResource` constant for `controller({ for })`.
+ * Pure: a CRD object in, file texts out; reading and writing files is the
+ * command's (`typesCommand.ts`).
+ */
+
+/** A file `rxkube types` writes: a path relative to the output folder, and its text. */
+export interface GeneratedFile {
+  path: string;
+  text: string;
+}
+
+/** A CRD `rxkube types` cannot read: the message names the member that is missing or wrong. */
+export class CrdTypesError extends Error {
+  override readonly name = 'CrdTypesError';
+}
+
+interface CrdVersion {
+  name: string;
+  served?: boolean;
+  schema?: { openAPIV3Schema?: SchemaNode };
+}
+
+interface Crd {
+  metadata?: { name?: string };
+  spec: {
+    group: string;
+    names: { kind: string; plural: string };
+    versions?: CrdVersion[];
+    /** apiextensions.k8s.io/v1beta1: one version, one schema for all versions. */
+    version?: string;
+    validation?: { openAPIV3Schema?: SchemaNode };
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether a parsed document is a CustomResourceDefinition (of any apiextensions version). */
+export function isCrd(value: unknown): boolean {
+  return isRecord(value) && value.kind === 'CustomResourceDefinition' && typeof value.apiVersion === 'string' && value.apiVersion.startsWith('apiextensions.k8s.io/');
+}
+
+const versionName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function checked(value: unknown): Crd {
+  if (!isCrd(value)) throw new CrdTypesError('not a CustomResourceDefinition (apiVersion apiextensions.k8s.io/v1, kind CustomResourceDefinition)');
+  const crd = value as { metadata?: { name?: unknown }; spec?: unknown };
+  const name = typeof crd.metadata?.name === 'string' ? crd.metadata.name : '(unnamed)';
+  const spec = crd.spec;
+  const missing = (what: string): CrdTypesError => new CrdTypesError(`CustomResourceDefinition ${name}: ${what}`);
+  if (!isRecord(spec)) throw missing('has no spec');
+  // Group and versions become folders of the output: DNS names, never a path that leaves it.
+  if (typeof spec.group !== 'string' || !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(spec.group)) throw missing('spec.group must be a DNS subdomain');
+  const names = spec.names;
+  if (!isRecord(names) || typeof names.kind !== 'string' || !/^[A-Za-z][A-Za-z0-9]*$/.test(names.kind)) throw missing('spec.names.kind must be a kind name (letters and digits)');
+  if (typeof names.plural !== 'string' || names.plural === '') throw missing('spec.names.plural must be a non-empty string');
+  if (spec.versions !== undefined && !(Array.isArray(spec.versions) && spec.versions.every((v) => isRecord(v) && typeof v.name === 'string' && versionName.test(v.name)))) {
+    throw missing('spec.versions must be a list of versions, each named as a DNS label');
+  }
+  if (spec.versions === undefined && !(typeof spec.version === 'string' && versionName.test(spec.version))) throw missing('has neither spec.versions nor a spec.version named as a DNS label');
+  return value as Crd;
+}
+
+/** The served versions with their schemas (a v1beta1 CRD's top-level schema serves for each). */
+function servedVersions(crd: Crd): { name: string; schema: SchemaNode | undefined }[] {
+  const versions = crd.spec.versions ?? [{ name: crd.spec.version as string, served: true }];
+  return versions
+    .filter((v) => v.served !== false)
+    .map((v) => ({ name: v.name, schema: v.schema?.openAPIV3Schema ?? crd.spec.validation?.openAPIV3Schema }));
+}
+
+/** Generated files name the object `Kind` and the constant `KindResource`; a nested type by that name gets a number instead. */
+function fileText(crd: Crd, version: string, schema: SchemaNode | undefined): string {
+  const { group, names } = crd.spec;
+  const kind = names.kind;
+  const resource = `${kind}Resource`;
+  const decls = new Declarations([kind, resource, 'ObjectMeta', 'WatchedResource']);
+  const root: SchemaNode = schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const slot = decls.slot();
+  const fixed = { apiVersion: JSON.stringify(`${group}/${version}`), kind: JSON.stringify(kind), metadata: 'ObjectMeta' };
+  const body = members({ ...root, properties: root.properties ?? {} }, kind, decls, fixed);
+  const about = root.description ?? `A ${kind} (${group}/${version}).`;
+  decls.fill(slot, `${docComment(about, '')}export interface ${kind} {\n${body}}\n`);
+  const source = `the CustomResourceDefinition ${crd.metadata?.name ?? `${names.plural}.${group}`}`;
+  return [
+    `// ${kind} ${group}/${version}: generated by \`rxkube types\` from ${source}. Regenerate rather than edit.`,
+    "import type { ObjectMeta, WatchedResource } from 'rxkube';",
+    '',
+    `/** Where ${kind} objects of version ${version} are served: \`controller({ for: ${resource} })\`. */`,
+    `export const ${resource} = { group: ${JSON.stringify(group)}, version: ${JSON.stringify(version)}, resource: ${JSON.stringify(names.plural)}, kind: ${JSON.stringify(kind)} } as const satisfies WatchedResource;`,
+    '',
+    decls.text(),
+  ].join('\n');
+}
+
+/**
+ * The files of `crd`'s types: `<group>/<version>/<Kind>.ts` for each served
+ * version. Throws `CrdTypesError` naming what is wrong for a value that is
+ * not a CustomResourceDefinition.
+ */
+export function crdTypes(crd: unknown): GeneratedFile[] {
+  const checkedCrd = checked(crd);
+  const { group, names } = checkedCrd.spec;
+  return servedVersions(checkedCrd).map((v) => ({ path: `${group}/${v.name}/${names.kind}.ts`, text: fileText(checkedCrd, v.name, v.schema) }));
+}
