@@ -66,4 +66,5 @@ export { leaderElection } from './sinks/leader/leaderElection.js';
 // Controllers.
 export { controller, type Controller, type ControllerContext, type ControllerOptions, type ControllerReconciler, type ControllerStores, type WatchedResource } from './controller/controller.js';
 export { runController, type RunningController } from './controller/runController.js';
+export { perObjectTimer, TriggerError } from './controller/triggers.js';
 export type { ControllerWebhooks } from './controller/controllerWebhooks.js';

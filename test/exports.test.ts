@@ -22,7 +22,7 @@ const mainExports = [
   'kubeClient', 'isNotFound', 'isConflict', 'isAlreadyExists', 'isGone', 'isTooManyRequests', 'finalizer',
   'setControllerReference', 'setCondition', 'eventRecorder', 'controllerMetrics', 'sourceMetrics', 'leaderMetrics',
   'startHealthServer', 'leaderElection',
-  'controller', 'runController',
+  'controller', 'runController', 'perObjectTimer', 'TriggerError',
 ];
 const testingExports = ['startApiServer', 'runReconcile', 'memoryClient', 'memoryRecorder', 'inMemoryLeaseClient', 'pausable'];
 
@@ -43,10 +43,10 @@ describe('the public entry points', function () {
     expect(changed, 'reports that differ from the exported API: review the change, then run npm run api:report').to.deep.equal([]);
   });
 
-  it('export at most 90 names from the root entry, values and types', async () => {
+  it('export at most 92 names from the root entry, values and types', async () => {
     const report = await readFile(join(root, 'api/rxkube.api.md'), 'utf8');
     const names = new Set([...report.matchAll(/^export (?:declare )?(?:abstract )?(?:function|class|interface|type|const|let|enum|namespace) ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]));
-    expect(names.size, [...names].join(', ')).to.be.at.most(90);
+    expect(names.size, [...names].join(', ')).to.be.at.most(92);
     // The values among them are what a plain import sees; the rest are types.
     expect(Object.keys(rxkube).every((name) => names.has(name))).to.equal(true);
   });

@@ -115,6 +115,19 @@ export class TimelineHub {
     this.triggering = true;
   }
 
+  /**
+   * `key` was emitted by the controller's trigger `name` (a channel, a timer,
+   * a webhook): as `trigger`, with a cause of its own (`via: 'trigger'`).
+   */
+  externalTrigger(key: ObjectKey, name: string): void {
+    if (!this.active) return;
+    const at = this.scheduler.now();
+    this.publish({ type: 'trigger', at, controller: this.name, key, cause: { via: 'trigger', resource: name, delta: 'Sync', objectKey: key } });
+    this.instantKey = key;
+    this.instantAt = at;
+    this.triggering = true;
+  }
+
   /** The key `trigger` was told of has been handed to the queue, and the queue is done with it for now: its instant is over. */
   triggered(): void {
     this.instantKey = undefined;
