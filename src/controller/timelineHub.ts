@@ -108,11 +108,7 @@ export class TimelineHub {
     const cause: TriggerCause = delta.initial === true
       ? { via, resource, delta: delta.type, objectKey: delta.key, initial: true }
       : { via, resource, delta: delta.type, objectKey: delta.key };
-    const at = this.scheduler.now();
-    this.publish({ type: 'trigger', at, controller: this.name, key, cause });
-    this.instantKey = key;
-    this.instantAt = at;
-    this.triggering = true;
+    this.publishTrigger(key, cause);
   }
 
   /**
@@ -121,8 +117,13 @@ export class TimelineHub {
    */
   externalTrigger(key: ObjectKey, name: string): void {
     if (!this.active) return;
+    this.publishTrigger(key, { via: 'trigger', resource: name, delta: 'Sync', objectKey: key });
+  }
+
+  /** Publishes a trigger of `key`, whose instant lasts until `triggered`. */
+  private publishTrigger(key: ObjectKey, cause: TriggerCause): void {
     const at = this.scheduler.now();
-    this.publish({ type: 'trigger', at, controller: this.name, key, cause: { via: 'trigger', resource: name, delta: 'Sync', objectKey: key } });
+    this.publish({ type: 'trigger', at, controller: this.name, key, cause });
     this.instantKey = key;
     this.instantAt = at;
     this.triggering = true;
