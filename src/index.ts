@@ -67,6 +67,7 @@ export { leaderElection } from './sinks/leader/leaderElection.js';
 // Controllers.
 export { controller, type Controller, type ControllerContext, type ControllerOptions, type ControllerReconciler, type ControllerStores, type WatchedResource } from './controller/controller.js';
 export { runController, type RunningController } from './controller/runController.js';
+export { perObjectTimer, TriggerError } from './controller/triggers.js';
 export type { ControllerWebhooks } from './controller/controllerWebhooks.js';
 export { runPipeline, type Pipeline, type PipelineContext, type RunningPipeline, type RunPipelineOptions } from './controller/runPipeline.js';
 
@@ -121,3 +122,6 @@ export type { StoreOptions } from './store/store.js';
 export type { DeltaType, KubeStatus, ListMarker, ObservedRequest, RequestObserver, StatusCause, StatusDetails } from './types.js';
 export type { ShardRange } from './util/shardHash.js';
 export type { ShardField } from './util/shardSelector.js';
+export type { ControllerTrigger, TriggerOption } from './controller/triggers.js';
+export type { LiveViewServerOptions } from './sinks/metrics/liveView/liveViewServer.js';
+export type { TriggerParts, TriggerValue } from './controller/triggers.js';

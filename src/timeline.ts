@@ -59,15 +59,19 @@ export interface InformerEntry extends TimelineStamp {
 /**
  * Why a key was triggered: a delta of the primary resource (`for`), a
  * delta of an owned object mapped to its owner (`owns`), a delta of a
- * watched resource mapped by the watch's `map` (`watches`), or a periodic
- * `resync`. `resource` and `objectKey` name the object whose delta it was.
+ * watched resource mapped by the watch's `map` (`watches`), a periodic
+ * `resync`, or a key or object one of the controller's `triggers` emitted
+ * (`trigger`: a channel, a timer, a webhook from outside the cluster).
+ * `resource` and `objectKey` name the object whose delta it was; for a
+ * `trigger`, `resource` is the trigger's name, `objectKey` the key it
+ * emitted and `delta` is `Sync` (it carries no change).
  */
 export interface TriggerCause {
   /** How the delta came to the key. */
-  readonly via: 'for' | 'owns' | 'watches' | 'resync';
-  /** The store's name of the resource whose delta it was. */
+  readonly via: 'for' | 'owns' | 'watches' | 'resync' | 'trigger';
+  /** The store's name of the resource whose delta it was; for a `trigger`, the trigger's name. */
   readonly resource: string;
-  /** The delta's type. */
+  /** The delta's type (`Sync` for a `trigger`). */
   readonly delta: 'Added' | 'Updated' | 'Deleted' | 'Sync';
   /** The key of the object whose delta it was (an owned object's, a watched one's, or the key itself). */
   readonly objectKey: ObjectKey;

@@ -23,7 +23,7 @@ const mainExports = [
   'setControllerReference', 'setOwnerReference', 'isControlledBy', 'setCondition', 'removeCondition', 'isConditionTrue', 'isConditionFalse',
   'installCrd', 'uninstallCrd', 'eventRecorder', 'controllerMetrics', 'sourceMetrics', 'leaderMetrics',
   'startHealthServer', 'leaderElection',
-  'controller', 'runController',
+  'controller', 'runController', 'perObjectTimer', 'TriggerError',
 ];
 const testingExports = ['startApiServer', 'runReconcile', 'memoryClient', 'memoryRecorder', 'inMemoryLeaseClient', 'pausable'];
 

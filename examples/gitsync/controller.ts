@@ -2,6 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { controller, type Controller, type ControllerOptions, type Delta, type ObjectKey } from 'rxkube';
+import type { Observable } from 'rxjs';
+import { pushTrigger } from './pushes.js';
 import { gitSyncReconciler } from './reconcile.js';
 import { applicationCrd } from './crd.js';
 import { applications, GROUP, INVENTORY_LABEL, trackedKinds, type Application } from './types.js';
@@ -12,6 +14,11 @@ export interface GitSyncOptions extends Partial<Omit<ControllerOptions<Applicati
   namespace?: string;
   /** Where repositories named by URL are cloned (default: `gitsync` in the OS's temp folder). */
   cacheDir?: string;
+  /**
+   * Repository URLs pushed to (a push endpoint's `pushes`, say): the
+   * Applications that follow one sync at once; polling stays the fallback.
+   */
+  pushes?: Observable<string>;
 }
 
 /** An object an Application applied, as the key of that Application: its namespace and the inventory label's value. */
@@ -28,13 +35,14 @@ export function inventoryOwner(delta: Delta): ObjectKey[] {
  * Deployment's rollout shows in the health. For `controller()` or `runController()`.
  */
 export function gitSyncOptions(kubeConfig: KubeConfig, options: GitSyncOptions = {}): ControllerOptions<Application> {
-  const { namespace, cacheDir, ...rest } = options;
+  const { namespace, cacheDir, pushes, ...rest } = options;
   return {
     name: 'gitsync',
     ...rest,
     kubeConfig,
     for: applications(namespace),
     watches: trackedKinds(namespace).map((resource) => ({ resource, map: inventoryOwner })),
+    ...(pushes !== undefined ? { triggers: [...(rest.triggers ?? []), pushTrigger(pushes)] } : {}),
     reconcile: gitSyncReconciler({ cacheDir: cacheDir ?? join(tmpdir(), 'gitsync') }),
   };
 }

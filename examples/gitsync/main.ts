@@ -1,7 +1,7 @@
 /**
  * Runs the gitsync controller until SIGINT or SIGTERM:
  *
- *   npx tsx examples/gitsync/main.ts [--kubeconfig path] [--namespace ns] [--repo path|url [--revision rev] [--path dir]] [--metrics-port 8080] [--log-format json|pretty] [--log-level debug|info|warn|error]
+ *   npx tsx examples/gitsync/main.ts [--kubeconfig path] [--namespace ns] [--repo path|url [--revision rev] [--path dir]] [--push-port 8081 [--push-secret s]] [--metrics-port 8080] [--log-format json|pretty] [--log-level debug|info|warn|error]
  *
  * It applies the Application CRD, creates an Application `web`, then
  * reconciles. Without `--repo` it makes a sample repository in a temp
@@ -9,6 +9,9 @@
  * follow, and prints how to commit to it and watch the cluster follow.
  * With `--repo`, `web` follows that repository (`--revision`, default
  * HEAD; `--path`, default the root).
+ * With `--push-port`, it takes Git providers' push webhooks on that port
+ * (loopback; `--push-secret` is the webhook's secret) and syncs a pushed
+ * repository's Applications at once; polling stays the fallback.
  * With neither `--kubeconfig` nor `KUBECONFIG`, against the embedded API
  * server, with a kubeconfig printed for `kubectl`.
  */
@@ -21,6 +24,7 @@ import { connect, flag } from '../support/cluster.js';
 import { loggerFromArgs } from '../support/logging.js';
 import { exampleRecorder } from '../support/recorder.js';
 import { gitSyncOptions } from './controller.js';
+import { servePushEndpoint, type PushEndpoint } from './pushes.js';
 import { installApplicationCrd } from './crd.js';
 import type { ApplicationSpec } from './types.js';
 import { initWorkTree } from './workTree.js';
@@ -31,6 +35,7 @@ const logger = loggerFromArgs(argv, { controller: 'gitsync' });
 const recorder = exampleRecorder(cluster.kubeConfig, 'gitsync', hostname(), logger);
 const namespace = flag(argv, 'namespace');
 const temp = await mkdtemp(join(tmpdir(), 'rxkube-gitsync-'));
+let endpoint: PushEndpoint | undefined;
 try {
   const client = kubeClient(cluster.kubeConfig, { fieldManager: 'gitsync' });
   logger.info({ cluster: cluster.where }, 'installing the Application CRD');
@@ -57,13 +62,20 @@ try {
   }
   await client.apply({ ...app, metadata: { ...app.metadata, namespace: namespace ?? 'default' } }, { force: true });
   process.stdout.write(`watch:  ${kubectl} get applications,configmaps,services,deployments,events -n ${namespace ?? 'default'}\n`);
+  const pushPort = flag(argv, 'push-port');
+  const pushSecret = flag(argv, 'push-secret');
+  if (pushPort !== undefined) {
+    endpoint = await servePushEndpoint({ port: Number(pushPort), ...(pushSecret !== undefined ? { secret: pushSecret } : {}) });
+    process.stdout.write(`push webhooks: POST ${endpoint.url}${pushSecret === undefined ? ' (no secret: every request is believed)' : ''}\n`);
+  }
   const running = await runController({
-    ...gitSyncOptions(cluster.kubeConfig, { logger, recorder, cacheDir: join(temp, 'cache'), ...(namespace !== undefined ? { namespace } : {}) }),
+    ...gitSyncOptions(cluster.kubeConfig, { logger, recorder, cacheDir: join(temp, 'cache'), ...(namespace !== undefined ? { namespace } : {}), ...(endpoint !== undefined ? { pushes: endpoint.pushes } : {}) }),
     health: { port: Number(flag(argv, 'metrics-port') ?? 8080) },
   });
   process.stdout.write(`metrics: ${running.health?.url}/metrics\n`);
   await running.done;
 } finally {
+  await endpoint?.close();
   await recorder.close();
   await cluster.close();
   await rm(temp, { recursive: true, force: true });

@@ -32,6 +32,7 @@ import { timelineObserver } from './timelineQueue.js';
 import { shardGate, shardRangesTo, validateSharding, type ShardGate, type ShardingOptions } from './sharding.js';
 import type { ShardSelection } from '../sources/sourceShard.js';
 import type { ShardState } from '../sinks/leader/shardMembership.js';
+import type { TriggerOption } from './triggers.js';
 import { reconcileContext, wire } from './wiring.js';
 
 /** A resource a controller watches: where it lives, and what kind its objects are. */
@@ -132,6 +133,18 @@ export interface ControllerOptions<T extends KubeObject> {
   owns?: WatchedResource[];
   /** Other resources whose changes concern primary keys. */
   watches?: ExtraWatch[];
+  /**
+   * Keys from outside the cluster (controller-runtime's `source.Channel`,
+   * kube-rs's `reconcile_on`): Observables of keys or objects, bare or
+   * named (`{ name, keys }`), such as a Git provider's push notifications
+   * or `perObjectTimer(ms)`. Subscribed while the controller reconciles
+   * (caches synced, leading), anew each time it starts; what one emits
+   * meanwhile is not kept (every key is reconciled at the start anyway).
+   * A trigger that errors, or emits what is no key, fails the controller
+   * with a `TriggerError` naming it, as a failing source fails
+   * controller-runtime's; one that completes just stops. See docs/triggers.md.
+   */
+  triggers?: readonly TriggerOption<T>[];
   /** The reconcile, run for each key of `for` that needs it, never twice at once for one key. */
   reconcile: ControllerReconciler<T>;
   /**

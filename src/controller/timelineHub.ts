@@ -108,6 +108,20 @@ export class TimelineHub {
     const cause: TriggerCause = delta.initial === true
       ? { via, resource, delta: delta.type, objectKey: delta.key, initial: true }
       : { via, resource, delta: delta.type, objectKey: delta.key };
+    this.publishTrigger(key, cause);
+  }
+
+  /**
+   * `key` was emitted by the controller's trigger `name` (a channel, a timer,
+   * a webhook): as `trigger`, with a cause of its own (`via: 'trigger'`).
+   */
+  externalTrigger(key: ObjectKey, name: string): void {
+    if (!this.active) return;
+    this.publishTrigger(key, { via: 'trigger', resource: name, delta: 'Sync', objectKey: key });
+  }
+
+  /** Publishes a trigger of `key`, whose instant lasts until `triggered`. */
+  private publishTrigger(key: ObjectKey, cause: TriggerCause): void {
     const at = this.scheduler.now();
     this.publish({ type: 'trigger', at, controller: this.name, key, cause });
     this.instantKey = key;

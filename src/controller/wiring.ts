@@ -1,4 +1,4 @@
-import { defer, filter, first, map, merge, Observable, startWith, tap, type OperatorFunction, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, defer, filter, first, map, merge, Observable, startWith, tap, type OperatorFunction, type SchedulerLike } from 'rxjs';
 import type { InformerFactory, Informer } from '../informers/informerFactory.js';
 import type { Logger } from '../logger.js';
 import { mapToKeys, mapToOwners } from '../operators/owners.js';
@@ -11,6 +11,7 @@ import type { StoreEvent } from '../store/indexer.js';
 import type { TriggerCause } from '../timeline.js';
 import { isDelta, resourceName, splitKey, type Delta, type KubeObject, type ObjectKey } from '../types.js';
 import type { ControllerContext, ControllerOptions, ControllerStores, WatchedResource } from './controller.js';
+import { keyOfTriggerValue, normalizeTriggers, triggerSource, type TriggerValue } from './triggers.js';
 
 /**
  * What a controller is made of besides its queue: the informers of what it
@@ -69,6 +70,8 @@ function named<F extends (...args: never[]) => unknown>(name: string, fn: F): F 
 export interface TriggerTrace {
   readonly active: boolean;
   trigger(key: ObjectKey, via: TriggerCause['via'], resource: string, delta: Delta): void;
+  /** `key` was emitted by the trigger `name` (`options.triggers`); `triggered()` follows as for `trigger`. */
+  externalTrigger(key: ObjectKey, name: string): void;
   /** The key last told to `trigger` has gone its synchronous way into the queue (see `triggerKeys`). */
   triggered(): void;
 }
@@ -147,7 +150,8 @@ function traced<E extends StoreEvent>(
 
 /**
  * The informers of `options`, their stores and the keys their changes
- * trigger, each key told to `trace` (when given) with its cause. A
+ * trigger, with those of `options.triggers`, each key told to `trace`
+ * (when given) with its cause. A
  * primary `Sync` whose `object` is its `old` comes from the periodic
  * resync (which re-sends the stored object as both); a repeat the watch
  * sent holds the object received, never the stored one.
@@ -170,6 +174,14 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
   const synced = () => all.every(({ informer }) => informer.store.synced);
   const ownerKind = { group: options.for.group ?? '', kind: options.for.kind };
   const primaryName = resourceName(options.for);
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const external = normalizeTriggers(options.name, options.triggers).map((trigger) =>
+    triggerSource(trigger, primary, scheduler, (values: Observable<TriggerValue>) =>
+      trace === undefined
+        ? values.pipe(map(keyOfTriggerValue))
+        : values.pipe(triggerKeys(trace, keyOfTriggerValue, (_value, key) => trace.externalTrigger(key, trigger.name))),
+    ),
+  );
   const primaryChanges = primary.events.pipe(
     options.predicates ? filterDeltas<T>(options.predicates) : (source: Observable<StoreEvent<T>>) => source,
     filter(isDelta),
@@ -200,6 +212,7 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
           resourceName(watch.resource),
         ),
       ),
+      ...external,
     ),
   };
 }

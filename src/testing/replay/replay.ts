@@ -1,6 +1,6 @@
 import { deepStrictEqual } from 'node:assert';
 import { KubeConfig } from '@kubernetes/client-node';
-import { BehaviorSubject, concatMap, filter, firstValueFrom, from, isObservable, lastValueFrom, map, ReplaySubject, timer, type Observable, type Subscription } from 'rxjs';
+import { BehaviorSubject, concatMap, filter, firstValueFrom, from, isObservable, lastValueFrom, map, ReplaySubject, Subject, timer, type Observable, type Subscription } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { controller, type ControllerOptions, type ControllerReconciler, type ExtraWatch } from '../../controller/controller.js';
 import type { Recording } from '../../controller/recording/format.js';
@@ -88,7 +88,10 @@ function listWatchEvent(e: InformerEntry): ListWatchEvent | undefined {
   }
 }
 
-/** Feeds the recorded entries in virtual time, each at its recorded time, to one input per resource, and the `watches` triggers to one of its own. */
+/**
+ * Feeds the recorded entries in virtual time, each at its recorded time, to one input per resource, the `watches`
+ * triggers to one of its own, and the keys of the controller's `triggers` to `external`.
+ */
 function recordedInputs(entries: readonly TimelineEntry[], scheduler: TestScheduler, start: number, recordedTriggers: boolean) {
   const inputs = new Map<string, ReplaySubject<ListWatchEvent>>();
   const input = (name: string): ReplaySubject<ListWatchEvent> => {
@@ -96,6 +99,7 @@ function recordedInputs(entries: readonly TimelineEntry[], scheduler: TestSchedu
     if (subject === undefined) inputs.set(name, (subject = new ReplaySubject<ListWatchEvent>()));
     return subject;
   };
+  const external = new Subject<ObjectKey>();
   const triggers = input(resourceName(triggerResource));
   triggers.next({ type: 'Restart' });
   triggers.next({ type: 'Synced', resourceVersion: '0' });
@@ -104,6 +108,9 @@ function recordedInputs(entries: readonly TimelineEntry[], scheduler: TestSchedu
     if (e.type === 'informer') {
       const event = listWatchEvent(e);
       if (event !== undefined) input(e.resource).next(event);
+    } else if (e.type === 'trigger' && e.cause.via === 'trigger') {
+      // A key from outside the cluster (a channel, a timer, a webhook): only the recording knows it.
+      external.next(e.key);
     } else if (recordedTriggers && e.type === 'trigger' && e.cause.via === 'watches') {
       // A watch's map is code, not in the recording: its recorded triggers stand in for it.
       triggers.next({ type: 'Added', object: { metadata: { name: `t${++n}`, annotations: { [triggerKey]: e.key } } } });
@@ -116,6 +123,7 @@ function recordedInputs(entries: readonly TimelineEntry[], scheduler: TestSchedu
   const driver = from(entries).pipe(concatMap((e) => timer(Math.max(0, e.at - scheduler.now()), scheduler).pipe(map(() => e))));
   return {
     input,
+    external,
     fedUpTo: (count: number): Promise<unknown> => (fed.value >= count ? Promise.resolve() : firstValueFrom(fed.pipe(filter((n) => n >= count)))),
     start: (): Subscription =>
       driver.subscribe((e) => {
@@ -178,7 +186,9 @@ function runRecorder(log: ReplayedRunLog, now: () => number): EventRecorder {
  * the recorded times (`ctx.now()` included). Its informers get the recorded
  * informer events at their recorded times; the triggers of `for` and
  * `owns` come from those events as they did, those of `watches` through
- * the maps given, or as recorded without them. The nth run of a key is answered, request by
+ * the maps given, or as recorded without them; the keys of the recorded
+ * controller's `triggers` (channels, timers, webhooks: outside the
+ * recording's reach) come as recorded, at their recorded times. The nth run of a key is answered, request by
  * request, with what the nth recorded run of that key was answered (see
  * `replayClient`); a request it never made fails with an
  * `UnrecordedRequestError`. A run ends no earlier than its recorded run
@@ -247,6 +257,7 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
     ...(options.resyncPeriod ?? header.options.resyncPeriod) !== undefined ? { resyncPeriod: (options.resyncPeriod ?? header.options.resyncPeriod) as number } : {},
     ...(options.predicates !== undefined ? { predicates: options.predicates } : {}),
     ...(options.rateLimiter !== undefined ? { rateLimiter: options.rateLimiter } : {}),
+    triggers: [{ name: 'recorded triggers', keys: inputs.external }],
     informers: new MarbleInformers((resource) => inputs.input(resourceName(resource)), { scheduler, logger }),
     client: replayClient(undefined, { key: '(outside a run)', run: 0, steps: [] }, scheduler),
     recorder: runRecorder({ key: '(outside a run)', run: 0, steps: [] }, now),

@@ -53,6 +53,7 @@ export const liveViewScript = String.raw`'use strict';
     if (!c) return '';
     if (c.via === 'retry' || c.via === 'requeue') return c.via;
     if (c.via === 'resync') return 'resync ' + c.objectKey;
+    if (c.via === 'trigger') return 'trigger ' + c.resource;
     return (c.via === 'for' ? '' : c.via + ' ') + c.delta + ' ' + c.resource + ' ' + c.objectKey + (c.initial ? ' (initial)' : '');
   }
   function entryText(e) {
