@@ -5,7 +5,7 @@ import { shareUnchanged } from './shareUnchanged.js';
 import { jsonKind } from './jsonValue.js';
 import { applyCrdSchema, crdVersionSchema } from '../api/crdSchema.js';
 import { dropGoEmptyFields, pruneUnknownFields } from '../api/builtinFields.js';
-import { byteFieldError } from '../api/dataFields.js';
+import { byteFieldError, mergeStringData } from '../api/dataFields.js';
 import { defaultBuiltin } from '../defaults/builtinDefaults.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import { generateName, metadataErrors } from './objectMeta.js';
@@ -229,6 +229,7 @@ export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: s
   const obj = decodeBody(type, body, urlNamespace, ctx.ownsBody === true);
   if (!ctx.managedFieldsDone) checkBuiltinFields(type, obj, ctx);
   else if (type.builtin) dropGoEmptyFields(type, obj);
+  mergeStringData(type, obj);
   const meta = obj.metadata;
   if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') {
     meta.name = generateName(meta.generateName);
@@ -394,6 +395,7 @@ export function prepareUpdate(
     // What an apply merged: the parts it kept from the stored object are frozen and skipped.
     dropGoEmptyFields(type, obj);
   }
+  mergeStringData(type, obj);
   defaultBuiltin(type, obj as unknown as Plain, false);
   const name = obj.metadata.name ?? '';
   if (name !== url.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${url.name})`);
