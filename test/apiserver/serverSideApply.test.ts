@@ -141,6 +141,40 @@ describe('serverSideApply', () => {
     expect(containers).to.deep.equal(['app']);
   });
 
+  it('leaves no emptied field behind when the manager stops applying everything in it (structured-merge-diff prune)', () => {
+    const full = deployment({
+      template: {
+        metadata: { labels: { app: 'web' }, annotations: { x: 'y' } },
+        spec: {
+          containers: [{ name: 'app', image: 'a', env: [{ name: 'A', value: '1' }], resources: { limits: { cpu: '1' } }, securityContext: { runAsUser: 1 } }],
+          volumes: [{ name: 'v', emptyDir: {} }],
+        },
+      },
+    });
+    const created = stored(apply(undefined, full, 'alice'));
+    const bare = apply(created, deployment({ template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'a' }] } } }), 'alice');
+    const template = spec(bare).template as JsonObject;
+    expect(template.metadata).to.deep.equal({ labels: { app: 'web' } });
+    expect(template.spec).to.deep.equal({ containers: [{ name: 'app', image: 'a' }] });
+    expect(bare.metadata).to.deep.equal({ name: 'web', namespace: 'default', labels: { app: 'web' }, uid: 'uid-1', managedFields: entries(bare) });
+  });
+
+  it('keeps an emptied field that another manager owns something in, and the object\'s metadata when no label is left', () => {
+    const withEnv = deployment({ template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'a', env: [{ name: 'A', value: '1' }] }] } } });
+    const created = stored(apply(undefined, withEnv, 'alice'));
+    const bobEnv = { name: 'B', value: '2' };
+    const withBob = stored(
+      apply(created, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { template: { spec: { containers: [{ name: 'app', env: [bobEnv] }] } } } }, 'bob'),
+    );
+    const unlabelled = deployment({ template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'app', image: 'a' }] } } });
+    unlabelled.metadata = { name: 'web', namespace: 'default' };
+    const withoutA = apply(withBob, unlabelled, 'alice');
+    const container = (((spec(withoutA).template as JsonObject).spec as JsonObject).containers as JsonObject[])[0] as JsonObject;
+    expect(container.env).to.deep.equal([bobEnv]);
+    expect(withoutA.metadata).to.not.have.property('labels');
+    expect(withoutA.metadata).to.include({ name: 'web', namespace: 'default' });
+  });
+
   it('merges associative lists by key and keeps live-only items (docs: merge strategy)', () => {
     const created = stored(apply(undefined, deployment(), 'alice'));
     const sidecar = {

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
 import { CoordinationV1Api, CoreV1Api, EventsV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { runCli } from '../../src/cli.js';
@@ -113,9 +114,18 @@ describe('embedded API server: discovery, versions and OpenAPI', () => {
     expect(doc.swagger).to.equal('2.0');
     expect(doc.definitions['io.k8s.api.apps.v1.Deployment'].properties?.spec.$ref).to.equal('#/definitions/io.k8s.api.apps.v1.DeploymentSpec');
     expect(doc.definitions).to.have.property('com.example.v1.Widget');
-    // kubectl asks for protobuf only; 406 tells it there is no such document, and it does without.
-    const proto = await raw(server, 'GET', '/openapi/v2', { headers: { Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
-    expect([proto.status, proto.json().reason]).to.deep.equal([406, 'NotAcceptable']);
+    // kubectl and client-go ask for protobuf only (gnostic's openapi.v2.Document), by its old name; kube answers with the new one.
+    const proto = await rawBytes(server, '/openapi/v2', 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
+    expect([proto.status, proto.contentType]).to.deep.equal([200, 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf']);
+    const top = topFields(proto.body);
+    expect(top.get(1)?.[0]?.toString('utf8')).to.equal('2.0');
+    const definitionNames = topFields(top.get(9)?.[0] ?? Buffer.alloc(0)).get(1)?.map((entry) => topFields(entry).get(1)?.[0]?.toString('utf8'));
+    expect(definitionNames).to.deep.equal(Object.keys(doc.definitions));
+    expect((await rawBytes(server, '/openapi/v2', '*/*')).contentType).to.equal('application/json');
+    expect((await rawBytes(server, '/openapi/v2', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf;q=0.9, application/json;q=0.5')).contentType).to.equal(
+      'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+    );
+    expect((await rawBytes(server, '/openapi/v2', 'text/html')).status).to.equal(406);
   });
 
   it('answers health checks', async () => {
@@ -372,3 +382,24 @@ describe('rxkube CLI', () => {
     expect(lines.join('\n')).to.contain('usage: rxkube apiserver');
   });
 });
+
+/** A GET's status, content type and raw bytes. */
+async function rawBytes(server: ApiServer, path: string, accept: string): Promise<{ status: number; contentType: string; body: Buffer }> {
+  const res = await fetch(`${server.url}${path}`, { headers: { Accept: accept } });
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** The length-delimited fields of a protobuf message, by field number (other wire types are skipped). */
+function topFields(message: Buffer): Map<number, Buffer[]> {
+  const reader = new BinaryReader(message);
+  const out = new Map<number, Buffer[]>();
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (wireType !== WireType.LengthDelimited) {
+      reader.skip(wireType, field);
+      continue;
+    }
+    out.set(field, [...(out.get(field) ?? []), Buffer.from(reader.bytes())]);
+  }
+  return out;
+}

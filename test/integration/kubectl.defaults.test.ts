@@ -1,12 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { stringify } from 'yaml';
-import type { ApiServer } from 'rxkube/testing';
-import { start } from './apiserver.helpers.js';
 import { kindDefaults, matches, objectFor, valueAt } from './defaultsTable.js';
-import { describeKubectl, kubectlIn, type Kubectl } from './kubectl.helpers.js';
+import { describeKubectl, kubectlAgainstServer } from './kubectl.helpers.js';
 
 /**
  * kubectl 1.32 against the embedded server's defaulting (issue 40, item 3): what `kubectl create`
@@ -52,53 +47,38 @@ function missingDefaults(kind: string, returned: Record<string, unknown>): strin
 
 describeKubectl('kubectl and built-in defaults', function () {
   this.timeout(60_000);
-  let server: ApiServer;
-  let dir: string;
-  let k: Kubectl;
-
-  before(async () => {
-    server = await start();
-    dir = await mkdtemp(join(tmpdir(), 'rxkube-kubectl-defaults-'));
-    const kubeconfig = join(dir, 'kubeconfig');
-    await server.writeKubeconfig(kubeconfig);
-    k = kubectlIn(dir, kubeconfig);
-  });
-  after(async () => {
-    k.stop();
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const suite = kubectlAgainstServer('rxkube-kubectl-defaults-');
 
   for (const { kind, resource, printed } of kinds) {
     it(`kubectl create of a ${kind} returns kube 1.32's defaults, and kubectl apply of it twice says unchanged`, async () => {
       const name = `${resource.slice(0, -1)}-create`;
-      await k.ok(['create', '-f', '-'], manifest(kind, name));
-      const returned = JSON.parse(await k.ok(['get', resource, name, '-o', 'json'])) as Record<string, unknown>;
+      await suite.k.ok(['create', '-f', '-'], manifest(kind, name));
+      const returned = JSON.parse(await suite.k.ok(['get', resource, name, '-o', 'json'])) as Record<string, unknown>;
       expect(missingDefaults(kind, returned)).to.deep.equal([]);
 
       const applied = `${resource.slice(0, -1)}-apply`;
-      expect(await k.ok(['apply', '-f', '-'], manifest(kind, applied, applyGiven[kind]))).to.contain('created');
-      const before = JSON.parse(await k.ok(['get', resource, applied, '-o', 'json'])) as { metadata: { resourceVersion: string } };
-      expect(await k.ok(['apply', '-f', '-'], manifest(kind, applied, applyGiven[kind]))).to.equal(`${printed}/${applied} unchanged\n`);
-      const after = JSON.parse(await k.ok(['get', resource, applied, '-o', 'json'])) as { metadata: { resourceVersion: string } };
+      expect(await suite.k.ok(['apply', '-f', '-'], manifest(kind, applied, applyGiven[kind]))).to.contain('created');
+      const before = JSON.parse(await suite.k.ok(['get', resource, applied, '-o', 'json'])) as { metadata: { resourceVersion: string } };
+      expect(await suite.k.ok(['apply', '-f', '-'], manifest(kind, applied, applyGiven[kind]))).to.equal(`${printed}/${applied} unchanged\n`);
+      const after = JSON.parse(await suite.k.ok(['get', resource, applied, '-o', 'json'])) as { metadata: { resourceVersion: string } };
       expect(after.metadata.resourceVersion).to.equal(before.metadata.resourceVersion);
     });
 
     if (kind === 'StatefulSet') {
       it('kubectl apply of a StatefulSet with volumeClaimTemplates twice says configured, as kube does, and changes nothing', async () => {
         const name = 'statefulset-claims';
-        await k.ok(['apply', '-f', '-'], manifest(kind, name));
-        const before = JSON.parse(await k.ok(['get', resource, name, '-o', 'json'])) as { metadata: { resourceVersion: string } };
-        expect(await k.ok(['apply', '-f', '-'], manifest(kind, name))).to.equal(`${printed}/${name} configured\n`);
-        const after = JSON.parse(await k.ok(['get', resource, name, '-o', 'json'])) as { metadata: { resourceVersion: string } };
+        await suite.k.ok(['apply', '-f', '-'], manifest(kind, name));
+        const before = JSON.parse(await suite.k.ok(['get', resource, name, '-o', 'json'])) as { metadata: { resourceVersion: string } };
+        expect(await suite.k.ok(['apply', '-f', '-'], manifest(kind, name))).to.equal(`${printed}/${name} configured\n`);
+        const after = JSON.parse(await suite.k.ok(['get', resource, name, '-o', 'json'])) as { metadata: { resourceVersion: string } };
         expect(after.metadata.resourceVersion).to.equal(before.metadata.resourceVersion);
       });
     }
 
     it(`kubectl apply --server-side of a ${kind} owns what it applied, no defaulted field, and a second apply changes nothing`, async () => {
       const name = `${resource.slice(0, -1)}-ssa`;
-      await k.ok(['apply', '--server-side', '-f', '-'], manifest(kind, name));
-      const first = JSON.parse(await k.ok(['get', resource, name, '-o', 'json', '--show-managed-fields'])) as {
+      await suite.k.ok(['apply', '--server-side', '-f', '-'], manifest(kind, name));
+      const first = JSON.parse(await suite.k.ok(['get', resource, name, '-o', 'json', '--show-managed-fields'])) as {
         metadata: { resourceVersion: string; managedFields: { manager: string; operation: string; fieldsV1: unknown }[] };
       };
       const entries = first.metadata.managedFields;
@@ -107,8 +87,8 @@ describeKubectl('kubectl and built-in defaults', function () {
       expect(owned).to.contain('f:ports');
       for (const field of notOwned[kind] ?? []) expect(owned, field).not.to.contain(`"${field}"`);
       expect(missingDefaults(kind, first as unknown as Record<string, unknown>)).to.deep.equal([]);
-      await k.ok(['apply', '--server-side', '-f', '-'], manifest(kind, name));
-      const second = JSON.parse(await k.ok(['get', resource, name, '-o', 'json'])) as { metadata: { resourceVersion: string } };
+      expect(await suite.k.ok(['apply', '--server-side', '-f', '-'], manifest(kind, name))).to.equal(`${printed}/${name} serverside-applied\n`);
+      const second = JSON.parse(await suite.k.ok(['get', resource, name, '-o', 'json'])) as { metadata: { resourceVersion: string } };
       expect(second.metadata.resourceVersion).to.equal(first.metadata.resourceVersion);
     });
   }

@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import type { ApiServer, ApiServerOptions } from 'rxkube/testing';
+import { start } from './apiserver.helpers.js';
 
 /** The real kubectl (1.32, /usr/bin/kubectl), run as a person would against a server's kubeconfig. */
 
@@ -85,4 +89,32 @@ export function kubectlIn(dir: string, kubeconfig: string): Kubectl {
       for (const child of children) child.kill();
     },
   };
+}
+
+/** What {@link kubectlAgainstServer} gives a suite's tests, set once its `before` hook ran. */
+export interface KubectlSuite {
+  readonly server: ApiServer;
+  readonly k: Kubectl;
+}
+
+/**
+ * For the body of a suite: an embedded server and kubectl with a kubeconfig for it, in a new
+ * temporary directory (`<prefix>XXXXXX`), started before the suite's tests and stopped after them
+ * (kubectl runs, the server, the directory), whether they pass or not.
+ */
+export function kubectlAgainstServer(prefix: string, options: ApiServerOptions = {}): KubectlSuite {
+  const suite = {} as { server: ApiServer; k: Kubectl; dir?: string };
+  before(async () => {
+    suite.server = await start(options);
+    suite.dir = await mkdtemp(join(tmpdir(), prefix));
+    const kubeconfig = join(suite.dir, 'kubeconfig');
+    await suite.server.writeKubeconfig(kubeconfig);
+    suite.k = kubectlIn(suite.dir, kubeconfig);
+  });
+  after(async () => {
+    suite.k?.stop();
+    await suite.server?.close();
+    if (suite.dir !== undefined) await rm(suite.dir, { recursive: true, force: true });
+  });
+  return suite;
 }

@@ -84,6 +84,18 @@ describeKubectl('kubectl on the kinds, schemas and answers of issue 13', functio
     expect(out).to.contain('How big the gadget is, in gadget units.');
   });
 
+  it('explains from the OpenAPI v2 document too (--output=plaintext-openapiv2 reads /openapi/v2 in protobuf)', async () => {
+    const builtin = await k.ok(['explain', 'deployment.spec.replicas', '--output=plaintext-openapiv2']);
+    expect(builtin).to.match(/KIND:\s+Deployment\nVERSION:\s+apps\/v1\n\nFIELD:\s+replicas <integer>/);
+    expect(builtin).to.contain('Number of desired pods.');
+    // A field of a named type is that type (kube's v2 refers to it), with the type's description.
+    expect(await k.ok(['explain', 'deployment.metadata', '--output=plaintext-openapiv2'])).to.match(/RESOURCE:\s+metadata <Object>[\s\S]*ObjectMeta is metadata/);
+    await k.ok(['apply', '-f', '-'], stringify(gadgetCrd));
+    const custom = await k.ok(['explain', 'gadget.spec.size', '--output=plaintext-openapiv2']);
+    expect(custom).to.match(/KIND:\s+Gadget\nVERSION:\s+example\.com\/v1\n\nFIELD:\s+size <integer>/);
+    expect(custom).to.contain('How big the gadget is, in gadget units.');
+  });
+
   it('rejects a custom resource with a field its CRD does not declare, under kubectl\'s default validation', async () => {
     const gadget = (spec: Record<string, unknown>): string => stringify({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g1' }, spec });
     const run = await k.run(['apply', '-f', '-'], gadget({ sizee: 3 }));

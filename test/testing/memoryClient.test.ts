@@ -304,7 +304,8 @@ describe('memoryClient: what a test reads back and injects', () => {
   it('lets someone else write through `as(manager)`, unrecorded and never faulted', async () => {
     const { client } = setup();
     client.faults.failNext(1, { code: 500 });
-    await client.as('kubectl').create(configMap('a'));
+    // With data: an empty ConfigMap is stored without it, and kube records no manager that owns nothing.
+    await client.as('kubectl').create(configMap('a', { k: 'v' }));
     expect(client.requests).to.deep.equal([]);
     expect(client.faults.pending()).to.equal(1);
     expect(client.object<KubeObject>(configMap('a'))?.metadata.managedFields?.map((m) => (m as { manager: string }).manager)).to.deep.equal(['kubectl']);

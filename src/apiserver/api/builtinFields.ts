@@ -1,4 +1,5 @@
 import { isPlainObject } from '../../util/json.js';
+import { goKeepsEmpty } from './goEmptyFields.js';
 import { gvkKey, kubernetesSchemas, refPrefix, type Schema } from './kubernetesSchemas.js';
 
 /**
@@ -18,6 +19,8 @@ interface FieldNode {
   values?: FieldNode;
   /** Anything goes below (a leaf, RawExtension, an object whose schema declares nothing). */
   open?: boolean;
+  /** Map and list fields of an object that Go writes even when empty (goEmptyFields.ts). */
+  keepEmpty?: ReadonlySet<string>;
 }
 
 const openNode: FieldNode = { open: true };
@@ -54,6 +57,8 @@ function named(name: string): FieldNode {
   const node: FieldNode = {};
   compiled.set(name, node);
   Object.assign(node, nodeOf(schema));
+  const keep = goKeepsEmpty[name];
+  if (keep !== undefined) node.keepEmpty = new Set(keep);
   return node;
 }
 
@@ -67,15 +72,34 @@ function pathText(segments: readonly (string | number)[]): string {
   return out;
 }
 
-/** `path` holds the segments down to `value`; it is only made into text when a field is unknown (the rare case). */
-function walk(value: unknown, node: FieldNode, path: (string | number)[], out: string[]): void {
+/** Whether Go's `omitempty` leaves this value of a map or slice field out: null, `{}` or `[]`. */
+function emptyContainer(value: unknown): boolean {
+  if (value === null) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+/**
+ * The object's own metadata is left to the write: an empty `managedFields` list in a request
+ * resets tracking (Go decodes it as an empty, not a nil, list), and the write drops its empty
+ * maps and lists itself.
+ */
+function topMetadata(path: readonly (string | number)[]): boolean {
+  return path.length === 2 && path[0] === 'metadata';
+}
+
+/**
+ * `path` holds the segments down to `value`; it is only made into text when a field is unknown
+ * (the rare case). With `dropEmpty`, an empty map or list field is removed unless Go keeps it.
+ */
+function walk(value: unknown, node: FieldNode, path: (string | number)[], out: string[], dropEmpty: boolean): void {
   if (node.open === true || typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
   if (Array.isArray(value)) {
     const items = node.values;
     if (items === undefined) return;
     for (let i = 0; i < value.length; i++) {
       path.push(i);
-      walk(value[i], items, path, out);
+      walk(value[i], items, path, out, dropEmpty);
       path.pop();
     }
     return;
@@ -90,18 +114,50 @@ function walk(value: unknown, node: FieldNode, path: (string | number)[], out: s
     if (field === undefined) {
       out.push(pathText(path));
       delete object[key];
+    } else if (dropEmpty && values === undefined && field.values !== undefined && !node.keepEmpty?.has(key) && emptyContainer(object[key]) && !topMetadata(path)) {
+      delete object[key];
     } else if (field.open !== true) {
-      walk(object[key], field, path, out);
+      walk(object[key], field, path, out, dropEmpty);
     }
     path.pop();
   }
 }
 
-/** Removes the fields of `object` (a built-in of this kind) that its schema does not declare; returns their paths. */
-export function pruneUnknownFields(kind: { group: string; version: string; kind: string }, object: object): string[] {
+function rootNode(kind: { group: string; version: string; kind: string }): FieldNode | undefined {
   const name = kubernetesSchemas().byKind.get(gvkKey(kind.group, kind.version, kind.kind));
-  if (name === undefined) return [];
+  return name === undefined ? undefined : named(name);
+}
+
+/**
+ * The apiextensions kinds keep what they are given: a CRD's schema (JSONSchemaProps) has its own
+ * JSON encoding in Go, which this table does not describe.
+ */
+function normalizes(kind: { group: string }): boolean {
+  return kind.group !== 'apiextensions.k8s.io';
+}
+
+/**
+ * Removes the fields of `object` (a built-in of this kind) that its schema does not declare;
+ * returns their paths. With `dropEmpty`, also the empty map and list fields Go's encoding leaves
+ * out (see {@link dropGoEmptyFields}); an applied configuration keeps them, as kube merges it
+ * before any Go type sees it.
+ */
+export function pruneUnknownFields(kind: { group: string; version: string; kind: string }, object: object, dropEmpty = false): string[] {
+  const root = rootNode(kind);
+  if (root === undefined) return [];
   const out: string[] = [];
-  walk(object, named(name), [], out);
+  walk(object, root, [], out, dropEmpty && normalizes(kind));
   return out;
+}
+
+/**
+ * Removes the empty map and list fields (`{}`, `[]`, null) that kube's Go types tag `omitempty`,
+ * as storing the object through its Go type does: what a merge, a strategic merge patch's
+ * deletions or an apply's merge leaves empty is gone, not `{}`. Frozen parts (shared with the
+ * stored object, normalized when stored) are skipped.
+ */
+export function dropGoEmptyFields(kind: { group: string; version: string; kind: string }, object: object): void {
+  const root = rootNode(kind);
+  if (root === undefined || !normalizes(kind)) return;
+  walk(object, root, [], [], true);
 }

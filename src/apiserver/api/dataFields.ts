@@ -1,5 +1,5 @@
 import type { KubeObject } from '../../types.js';
-import { isPlainObject } from '../../util/json.js';
+import { isPlainObject, setMember } from '../../util/json.js';
 import { base64ErrorOffset } from './goBase64.js';
 import type { ResourceType } from './resourceType.js';
 import type { FieldError } from './statusError.js';
@@ -67,4 +67,25 @@ export function dataSizeErrors(type: ResourceType, object: KubeObject): FieldErr
     return size > maxDataBytes ? [{ field: 'data', type: 'Too long', detail }] : [];
   }
   return [];
+}
+
+/**
+ * A Secret's `stringData` written into its `data`, as kube's conversion of a v1 Secret does on
+ * every write (create, update, each patch type, apply): each value, base64'd, replaces the `data`
+ * key of the same name, and `stringData` is not stored (the internal type has no such field), so
+ * it never comes back. Values that are not strings are left for validation to refuse.
+ */
+export function mergeStringData(type: ResourceType, object: KubeObject): void {
+  if (!type.builtin || type.group !== '' || type.resource !== 'secrets') return;
+  const plain = object as unknown as Record<string, unknown>;
+  if (!Object.hasOwn(plain, 'stringData')) return;
+  const strings = plain.stringData;
+  delete plain.stringData;
+  if (!isPlainObject(strings)) return;
+  const data: Record<string, unknown> = isPlainObject(plain.data) ? { ...plain.data } : {};
+  for (const [key, value] of Object.entries(strings)) {
+    if (typeof value === 'string') setMember(data, key, Buffer.from(value, 'utf8').toString('base64'));
+  }
+  if (Object.keys(data).length > 0) plain.data = data;
+  else delete plain.data;
 }

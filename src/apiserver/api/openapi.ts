@@ -2,11 +2,15 @@ import { createHash } from 'node:crypto';
 import type { ResourceRegistry } from './registry.js';
 import { apiVersionOf, type ResourceType } from './resourceType.js';
 import { gvkKey, kubernetesSchemas, refPrefix, schemaClosure, type Schema } from './kubernetesSchemas.js';
+import { openApiV2Protobuf } from './openapiV2Protobuf.js';
 import { ApiError } from './statusError.js';
+
+/** kube-openapi's answer type for a protobuf v2 document, whichever of its two names was asked for. */
+export const openApiV2ProtobufType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 
 /**
  * `/openapi/v3` (the index of group versions, and one document per group version) and
- * `/openapi/v2` (one document, JSON only), as kube-apiserver serves them: the paths of each kind,
+ * `/openapi/v2` (one document, JSON or protobuf), as kube-apiserver serves them: the paths of each kind,
  * tagged with `x-kubernetes-group-version-kind` and the `fieldValidation` parameter, and the
  * schemas of the kinds: Kubernetes's own for built-ins (kubernetesSchemas.ts), each CRD
  * version's `openAPIV3Schema` for custom resources, with `metadata` as ObjectMeta. That is what
@@ -16,8 +20,9 @@ import { ApiError } from './statusError.js';
  *
  * Operations list no `requestBody` media types, so kubectl computes client-side apply patches
  * from its compiled-in types rather than from these schemas (whose patch strategies the source
- * does not keep). `/openapi/v2` answers protobuf-only requests (kubectl's) with 406, which
- * kubectl reads as "no v2 document" and does without.
+ * does not keep). `/openapi/v2` is served in protobuf too (openapiV2Protobuf.ts), which
+ * kubectl and client-go ask for; its operations list no `consumes` either, so kubectl's
+ * client-side apply does the same with it.
  */
 
 function gvPath(group: string, version: string): string {
@@ -149,20 +154,57 @@ function hashOf(text: string): string {
   return createHash('sha512').update(text).digest('hex').toUpperCase();
 }
 
-function acceptsJson(accept: string | undefined): boolean {
-  if (accept === undefined || accept === '') return true;
-  return accept.split(',').some((part) => {
-    const media = part.split(';')[0].trim();
-    return media === 'application/json' || media === '*/*' || media === 'application/*';
-  });
+/** The media types `/openapi/v2` serves, in kube's order, with the type each answers with. */
+const v2Media = [
+  { type: 'application', subtype: 'json', returned: 'application/json' },
+  { type: 'application', subtype: 'com.github.proto-openapi.spec.v2@v1.0+protobuf', returned: openApiV2ProtobufType },
+  { type: 'application', subtype: 'com.github.proto-openapi.spec.v2.v1.0+protobuf', returned: openApiV2ProtobufType },
+];
+
+/**
+ * What an Accept header picks among `media`, as kube-openapi's handler picks (goautoneg): clauses
+ * by quality, more specific first among equals, the first that matches a served type (wildcards
+ * match anything); none (undefined) is a 406. No header is `*\/*`.
+ */
+function negotiate<T extends { type: string; subtype: string }>(accept: string | undefined, media: readonly T[]): T | undefined {
+  const clauses = (accept === undefined || accept.trim() === '' ? '*/*' : accept)
+    .split(',')
+    .map((part, index) => {
+      const [range = '', ...params] = part.split(';').map((p) => p.trim());
+      const [type = '', subtype = ''] = range.split('/');
+      const q = params.map((p) => /^q=([0-9.]+)$/.exec(p)?.[1]).find((v) => v !== undefined);
+      return { type, subtype, q: q === undefined ? 1 : Number(q), index };
+    })
+    .filter((c) => c.type !== '' && c.q > 0);
+  const specificity = (c: { type: string; subtype: string }): number => (c.type === '*' ? 0 : c.subtype === '*' ? 1 : 2);
+  clauses.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.index - b.index);
+  for (const clause of clauses) {
+    const found = media.find((m) => (clause.type === '*' || clause.type === m.type) && (clause.subtype === '*' || clause.subtype === m.subtype));
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
-/** The JSON text at `/openapi/{path}`, or undefined for 404. */
-export function openApiDocument(registry: ResourceRegistry, path: string, accept: string | undefined): string | undefined {
+/** A document at `/openapi/...`: JSON text, or the v2 document in protobuf. */
+export interface OpenApiAnswer {
+  readonly body: string | Uint8Array;
+  readonly contentType: string;
+}
+
+/** The document at `/openapi/{path}` in the form the Accept header picks, or undefined for 404. */
+export function openApiDocument(registry: ResourceRegistry, path: string, accept: string | undefined): OpenApiAnswer | undefined {
   if (path === 'v2') {
-    if (!acceptsJson(accept)) throw new ApiError(406, 'NotAcceptable', 'only application/json is served at /openapi/v2');
-    return v2Document(registry);
+    const media = negotiate(accept, v2Media);
+    if (media === undefined) throw new ApiError(406, 'NotAcceptable', 'only application/json and application/com.github.proto-openapi.spec.v2.v1.0+protobuf are served at /openapi/v2');
+    const json = v2Document(registry);
+    if (media.subtype === 'json') return { body: json, contentType: media.returned };
+    return { body: openApiV2Protobuf(JSON.parse(json) as Record<string, unknown>), contentType: media.returned };
   }
+  const text = openApiV3Document(registry, path);
+  return text === undefined ? undefined : { body: text, contentType: 'application/json' };
+}
+
+function openApiV3Document(registry: ResourceRegistry, path: string): string | undefined {
   if (path === 'v3') {
     const versions = new Map<string, { group: string; version: string }>();
     for (const type of registry.all()) versions.set(apiVersionOf(type), { group: type.group, version: type.version });

@@ -283,7 +283,8 @@ function serve(ctx: ExchangeContext, prepared: PreparedRequest, body: Buffer): A
     case 'openapi': {
       const doc = openApiDocument(ctx.cluster.registry, route.path, request.headers.accept);
       if (doc === undefined) throw routeNotFound();
-      return jsonTextResponse(200, doc);
+      const headers = { 'Content-Type': doc.contentType, Vary: 'Accept' };
+      return typeof doc.body === 'string' ? jsonTextResponse(200, doc.body, headers) : { status: 200, headers, body: '', binary: doc.body };
     }
     default:
       throw routeNotFound();

@@ -107,6 +107,8 @@ export interface ApiResponse {
   /** Besides `Content-Type` (JSON, unless set here) and `Content-Length`. */
   readonly headers: Readonly<Record<string, string | string[]>>;
   readonly body: string;
+  /** Bytes sent instead of `body` (the protobuf OpenAPI v2 document); `body` is then empty. */
+  readonly binary?: Uint8Array;
 }
 
 export function jsonTextResponse(status: number, json: string, headers: Record<string, string | string[]> = {}): ApiResponse {
@@ -124,8 +126,9 @@ export function errorResponse(error: ApiError): ApiResponse {
 /** Writes a whole answer on an HTTP response (unless one was already sent, or the socket is gone). */
 export function writeResponse(res: ServerResponse, response: ApiResponse): void {
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(response.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(response.body), ...response.headers });
-  res.end(response.body);
+  const payload = response.binary ?? response.body;
+  res.writeHead(response.status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), ...response.headers });
+  res.end(payload);
 }
 
 export function sendError(res: ServerResponse, error: ApiError): void {

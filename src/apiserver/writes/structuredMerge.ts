@@ -300,6 +300,13 @@ function mergeLists(live: JsonValue[], config: JsonValue[], shape: Shape, key: s
 /**
  * Removes from `value` the fields in `remove` that nobody in `owned` still holds (a node stays
  * while anything below it is owned; the key fields of a kept list item always stay).
+ *
+ * A declared field above a removed one goes too when nobody owns anything below it, as
+ * structured-merge-diff's prune does (it counts the named fields on the way to each removed path
+ * among the removed, `EnsureNamedFieldsAreMembers`, and adds back only what a manager owns):
+ * a re-apply without a container's `env` leaves no `env: []`, without a template's annotations
+ * no `annotations: {}`. The object's own `metadata` always stays (kube's applier always owns
+ * its `metadata.name`, which the recorded sets leave out).
  */
 export function pruneFields(value: JsonValue, remove: FieldSet, owned: FieldSet, shape: Shape | undefined): JsonValue {
   if (remove.size === 0) return value;
@@ -310,7 +317,8 @@ export function pruneFields(value: JsonValue, remove: FieldSet, owned: FieldSet,
       const out: JsonObject = {};
       for (const [name, child] of Object.entries(node as JsonObject)) {
         const nameKey = childKey(key, fieldElement(name));
-        if (remove.has(nameKey) && !keep.has(name) && !hasPathOrDescendant(owned, nameKey)) continue;
+        const removable = remove.has(nameKey) || (isDeclaredField(nodeShape, name) && !(key === '' && name === 'metadata') && relevant(nameKey));
+        if (removable && !keep.has(name) && !hasPathOrDescendant(owned, nameKey)) continue;
         setMember(out, name, relevant(nameKey) ? walk(child, childShape(nodeShape, name), nameKey, new Set()) : child);
       }
       return out;

@@ -4,8 +4,8 @@ import { cloneJson, isPlainObject, jsonEqual } from '../../util/json.js';
 import { shareUnchanged } from './shareUnchanged.js';
 import { jsonKind } from './jsonValue.js';
 import { applyCrdSchema, crdVersionSchema } from '../api/crdSchema.js';
-import { pruneUnknownFields } from '../api/builtinFields.js';
-import { byteFieldError } from '../api/dataFields.js';
+import { dropGoEmptyFields, pruneUnknownFields } from '../api/builtinFields.js';
+import { byteFieldError, mergeStringData } from '../api/dataFields.js';
 import { defaultBuiltin } from '../defaults/builtinDefaults.js';
 import type { FieldsV1Cache } from './fieldsV1Cache.js';
 import { generateName, metadataErrors } from './objectMeta.js';
@@ -193,7 +193,8 @@ export function checkBuiltinFields(type: ResourceType, obj: object, ctx: WriteCo
   // Go's decoding fails on a `[]byte` field that is no base64 before strictness is looked at.
   const undecodable = byteFieldError(type, obj as KubeObject);
   if (undecodable !== undefined) throw decodingError(type, undecodable, ctx);
-  const unknown = pruneUnknownFields(type, obj);
+  // An applied configuration keeps its empty maps and lists: kube merges it as it is.
+  const unknown = pruneUnknownFields(type, obj, ctx.fromPatch !== 'apply');
   if (unknown.length === 0 || ctx.fieldValidation === 'Ignore') return;
   const messages = unknown.map((path) => `unknown field ${JSON.stringify(path)}`);
   if (ctx.fieldValidation === 'Strict') throw strictDecodingError(type, messages, ctx);
@@ -227,6 +228,8 @@ function normalizeMetadata(obj: KubeObject): void {
 export function prepareCreate(type: ResourceType, body: unknown, urlNamespace: string | undefined, ctx: WriteContext): KubeObject {
   const obj = decodeBody(type, body, urlNamespace, ctx.ownsBody === true);
   if (!ctx.managedFieldsDone) checkBuiltinFields(type, obj, ctx);
+  else if (type.builtin) dropGoEmptyFields(type, obj);
+  mergeStringData(type, obj);
   const meta = obj.metadata;
   if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') {
     meta.name = generateName(meta.generateName);
@@ -388,7 +391,11 @@ export function prepareUpdate(
     // prunes and defaults in place below.
     shareUnchanged(obj as unknown as Plain, live as unknown as Plain);
     checkBuiltinFields(type, obj, ctx);
+  } else if (type.builtin) {
+    // What an apply merged: the parts it kept from the stored object are frozen and skipped.
+    dropGoEmptyFields(type, obj);
   }
+  mergeStringData(type, obj);
   defaultBuiltin(type, obj as unknown as Plain, false);
   const name = obj.metadata.name ?? '';
   if (name !== url.name) throw badRequest(`the name of the object (${name}) does not match the name on the URL (${url.name})`);
