@@ -3,6 +3,9 @@ import { isPlainObject } from '../../../util/json.js';
 import type { FieldError } from '../../api/statusError.js';
 import { goQuote } from '../goText.js';
 import type { SchemaNode } from '../schemaNode.js';
+import { estimateCost } from './costEstimate.js';
+import { CostTotal, expressionCostError } from './costLimits.js';
+import { cardinalityFactor, declOf, saturatingMultiply, unboundedCardinality, type CelType } from './costModel.js';
 import { kubeFunctions, macroNames } from './library.js';
 import { parseWithOptionals, type Parsed } from './optionalSyntax.js';
 import { certainlyNotBool, certainlyNotString, staticCheck, usesVariable, type CheckIssue, type Expr } from './staticCheck.js';
@@ -12,8 +15,9 @@ import { certainlyNotBool, certainlyNotString, staticCheck, usesVariable, type C
  * CRD is written: each rule checked as kube's CRD validation checks it
  * (the rule, message, messageExpression, reason, fieldPath and
  * optionalOldSelf fields, then the expressions), parsed and planned, so
- * that a request only evaluates. A CRD whose rules do not compile is
- * rejected with the errors kube words.
+ * that a request only evaluates. A CRD whose rules do not compile, or whose
+ * estimated cost is over kube's limits (costLimits.ts), is rejected with
+ * the errors kube words.
  */
 
 export type Program = (bindings: Record<string, CelInput>) => CelResult;
@@ -34,6 +38,8 @@ export interface CompiledRule {
   usesOldSelf: boolean;
   /** The rule's fieldPath as a field path below the level it is declared on (`spec.replicas` style). */
   fieldPath: string | undefined;
+  /** kube's estimate of the rule's worst cost, times how many times it may run (what the 10,000,000 limit applies to). */
+  estimatedCost: number;
 }
 
 export interface CompiledRules {
@@ -141,9 +147,17 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
   const byNode = new Map<SchemaNode, CompiledRule[]>();
   const errors: FieldError[] = [];
 
-  const compileNode = (node: SchemaNode, path: string, isRoot: boolean, uncorrelatable: string | undefined): void => {
+  const total = new CostTotal();
+  /** The rule's estimate times how many times it may run: `cardinality` when the levels above bound it, else as many as fit in a request. */
+  const costOf = (expr: Expr, self: CelType | undefined, optionalOldSelf: boolean, cardinality: number | undefined): number => {
+    if (self === undefined) return 0;
+    return saturatingMultiply(estimateCost(expr, { self, optionalOldSelf }).max, cardinality ?? unboundedCardinality(self));
+  };
+
+  const compileNode = (node: SchemaNode, path: string, isRoot: boolean, uncorrelatable: string | undefined, cardinality: number | undefined): void => {
     const rules = node.raw['x-kubernetes-validations'];
     if (Array.isArray(rules)) {
+      const self = declOf(node, isRoot || node.embedded);
       const compiled: CompiledRule[] = [];
       rules.forEach((raw, i) => {
         const rule = isPlainObject(raw) ? ruleSource(raw) : { rule: '' };
@@ -178,6 +192,11 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
           errors.push({ field: `${at}.rule`, type: 'Invalid value', shown: ruleShown(rule), detail: 'cel expression must evaluate to a bool' });
           return;
         }
+        const optionalOldSelf = rule.optionalOldSelf === true;
+        const estimatedCost = costOf(main.expr, self, optionalOldSelf, cardinality);
+        const ruleCostError = expressionCostError(`${at}.rule`, 'estimated rule cost', estimatedCost);
+        if (ruleCostError !== undefined) errors.push(ruleCostError);
+        total.observe(`${at}.rule`, estimatedCost);
         let messageProgram: Program | undefined;
         if (rule.messageExpression !== undefined) {
           const message = compileExpression(env, rule.messageExpression, check);
@@ -189,6 +208,11 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
             errors.push({ field: `${at}.messageExpression`, type: 'Invalid value', shown: ruleShown(rule), detail: 'messageExpression must evaluate to a string' });
             return;
           }
+          // kube does not multiply a messageExpression's estimate by the cardinality: it runs only when the rule fails.
+          const messageCost = costOf(message.expr, self, optionalOldSelf, 1);
+          const messageCostError = expressionCostError(`${at}.messageExpression`, 'estimated messageExpression cost', messageCost);
+          if (messageCostError !== undefined) errors.push(messageCostError);
+          total.observe(`${at}.messageExpression`, messageCost);
           messageProgram = message.program;
         }
         const usesOldSelf = usesVariable(main.expr, 'oldSelf');
@@ -200,19 +224,22 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
           errors.push({ field: `${at}.optionalOldSelf`, type: 'Invalid value', shown: String(rule.optionalOldSelf), detail: 'may not be set if oldSelf is not used in rule' });
           return;
         }
-        compiled.push({ source: rule, program: main.program, messageProgram, usesOldSelf, fieldPath });
+        compiled.push({ source: rule, program: main.program, messageProgram, usesOldSelf, fieldPath, estimatedCost });
       });
       if (compiled.length > 0) byNode.set(node, compiled);
     }
     if (!node.hasRules) return;
-    for (const [name, child] of node.properties ?? []) compileNode(child, `${path}.properties[${name}]`, false, uncorrelatable);
-    if (node.additional !== undefined) compileNode(node.additional, `${path}.additionalProperties`, false, uncorrelatable);
+    const factor = cardinalityFactor(node);
+    const below = cardinality === undefined || factor === undefined ? undefined : saturatingMultiply(cardinality, factor);
+    for (const [name, child] of node.properties ?? []) compileNode(child, `${path}.properties[${name}]`, false, uncorrelatable, below);
+    if (node.additional !== undefined) compileNode(node.additional, `${path}.additionalProperties`, false, uncorrelatable, below);
     if (node.items !== undefined) {
       const itemsPath = `${path}.items`;
-      compileNode(node.items, itemsPath, false, uncorrelatable ?? (node.listType === 'map' ? undefined : itemsPath));
+      compileNode(node.items, itemsPath, false, uncorrelatable ?? (node.listType === 'map' ? undefined : itemsPath), below);
     }
   };
 
-  compileNode(root, schemaPath, true, undefined);
+  compileNode(root, schemaPath, true, undefined, 1);
+  errors.push(...total.errors(schemaPath));
   return { byNode, errors };
 }
