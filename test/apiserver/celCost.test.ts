@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { estimateCost } from '../../src/apiserver/validation/cel/costEstimate.js';
 import { declOf } from '../../src/apiserver/validation/cel/costModel.js';
 import { parseWithOptionals } from '../../src/apiserver/validation/cel/optionalSyntax.js';
-import { compileSchema, schemaErrors } from '../../src/apiserver/validation/compiledSchema.js';
+import { compileSchema, schemaErrors, validateCustomResource } from '../../src/apiserver/validation/compiledSchema.js';
 import { compileSchemaNode } from '../../src/apiserver/validation/schemaNode.js';
 import { kubeCostCases, type Schema } from './data/kubeCostEstimationCases.js';
 
@@ -114,5 +114,72 @@ describe('CEL cost limits on CRD writes', () => {
     expect(costErrors(items({ rule: 'self.lowerAscii() == self' }))).to.deep.equal([
       `${schemaPath}.properties[spec].properties[names].items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of 6.3x ${hint}`,
     ]);
+  });
+});
+
+describe('CEL cost at runtime (per evaluation and per request)', () => {
+  /** Every pair of items compared, with no short cut: per inner step 9, so 9n² + 6n + 3 for n items, estimated and run alike. */
+  const everyPair = 'self.items.all(x, self.items.all(y, x.size() <= y.size() + 100))';
+  const everyPairCost = (n: number): number => 9 * n * n + 6 * n + 3;
+  const items = (n: number): string[] => Array.from({ length: n }, (_, i) => `i${i}`);
+  const object = (spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'x.io/v1', kind: 'X', metadata: { name: 'n' }, spec });
+  const errors = (schema: Schema, spec: Record<string, unknown>): string[] => {
+    const compiled = compileSchema(schema);
+    if (compiled === undefined) throw new Error('no schema');
+    expect(costErrors(schema)).to.deep.equal([]);
+    return validateCustomResource(compiled, object(spec)).errors.map((e) => `${e.field}: ${e.type}: ${e.shown ?? ''}: ${e.detail}`);
+  };
+
+  it('counts what a rule costs as it runs as kube estimates it, when it runs in full on a list at its bound', () => {
+    const compiled = compileSchema(specWithList(10, [{ rule: everyPair }]));
+    if (compiled === undefined) throw new Error('no schema');
+    expect([...compiled.rules.byNode.values()].flat().map((r) => r.estimatedCost)).to.deep.equal([everyPairCost(10)]);
+    expect(validateCustomResource(compiled, object({ items: items(10) })).errors).to.deep.equal([]);
+    expect(compiled.rules.meter.cost).to.equal(everyPairCost(10));
+  });
+
+  it('counts only what runs: a short-circuited operand costs nothing', () => {
+    const compiled = compileSchema(specWithList(10, [{ rule: `size(self.items) > 100 && ${everyPair}` }]));
+    if (compiled === undefined) throw new Error('no schema');
+    validateCustomResource(compiled, object({ items: items(10) }));
+    // self 1, .items 1, size 1, 100 0, > 1.
+    expect(compiled.rules.meter.cost).to.equal(4);
+  });
+
+  /** Items of one or two characters (at most 5,000), each looked for in a string of at most 2,500. */
+  const lookups = (maxItems: number, count: number): Schema => ({
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: { long: { type: 'string', maxLength: 2500 }, items: { type: 'array', maxItems, items: { type: 'string', maxLength: 2 } } },
+        'x-kubernetes-validations': [...Array.from({ length: count }, () => ({ rule: lookup })), { rule: 'false', message: 'never reached' }],
+      },
+    },
+  });
+  const lookup = 'self.items.all(x, self.long.contains(x))';
+  const long = 'a'.repeat(2500);
+  // Estimated per item: the condition 2, `@result &&` 1, contains ceil(10,000 / 10) × ceil(8 / 10) = 1,000, x 1, self.long 2: 1,006.
+  // Run on 2,500 a's: contains costs 250 × 1, so 256 per item.
+  const lookupCost = (n: number): number => 256 * n + 3;
+
+  it('stops a rule that costs over 1,000,000 as it runs, and runs no further rule, in kube\'s words', () => {
+    // Estimated at 1,006 × 5,000 + 3 = 5,030,003 (under the 10,000,000 a rule may be estimated at); run on 5,000 items, over 1,000,000.
+    const compiled = compileSchema(lookups(5000, 1));
+    expect([...(compiled?.rules.byNode.values() ?? [])].flat().map((r) => r.estimatedCost)).to.deep.equal([5_030_003, 0]);
+    expect(lookupCost(5000)).to.be.greaterThan(1_000_000);
+    expect(errors(lookups(5000, 1), { long, items: Array.from({ length: 5000 }, () => 'a') })).to.deep.equal([
+      `spec: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${lookup}`,
+    ]);
+    expect(errors(lookups(5000, 1), { long, items: Array.from({ length: 3000 }, () => 'a') })).to.deep.equal(['spec: Invalid value: "object": never reached']);
+  });
+
+  it('refuses a request whose rules together cost over 10,000,000 as they run: out of budget, no further rules', () => {
+    // 3,000 items: 768,003 per rule as it runs; thirteen fit in the budget (9,984,039), the fourteenth does not.
+    expect(lookupCost(3000)).to.equal(768_003);
+    expect(errors(lookups(3000, 14), { long, items: Array.from({ length: 3000 }, () => 'a') })).to.deep.equal([
+      'spec: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run',
+    ]);
+    expect(errors(lookups(3000, 13), { long, items: Array.from({ length: 3000 }, () => 'a') })).to.deep.equal(['spec: Invalid value: "object": never reached']);
   });
 });

@@ -5,8 +5,10 @@ import { goQuote } from '../goText.js';
 import type { SchemaNode } from '../schemaNode.js';
 import { estimateCost } from './costEstimate.js';
 import { CostTotal, expressionCostError } from './costLimits.js';
-import { cardinalityFactor, declOf, saturatingMultiply, unboundedCardinality, type CelType } from './costModel.js';
+import { cardinalityFactor, declOf, saturatingMultiply, scalarAtPath, unboundedCardinality, type CelType } from './costModel.js';
+import { instrument, type ScalarAt } from './costMeter.js';
 import { kubeFunctions, macroNames } from './library.js';
+import { meteringFunctions, newMeter, type Meter } from './runtimeCost.js';
 import { parseWithOptionals, type Parsed } from './optionalSyntax.js';
 import { certainlyNotBool, certainlyNotString, staticCheck, usesVariable, type CheckIssue, type Expr } from './staticCheck.js';
 
@@ -45,6 +47,8 @@ export interface CompiledRule {
 export interface CompiledRules {
   byNode: ReadonlyMap<SchemaNode, readonly CompiledRule[]>;
   errors: FieldError[];
+  /** What the evaluation in progress has cost so far: the programs charge it as they run. */
+  meter: Meter;
 }
 
 const supportedReasons = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
@@ -85,7 +89,7 @@ interface Compiled {
   error?: string;
 }
 
-function compileExpression(env: CelEnv, source: string, check: (expr: Expr, positions: Record<string, number>) => CheckIssue[]): Compiled {
+function compileExpression(env: CelEnv, source: string, check: (expr: Expr, positions: Record<string, number>) => CheckIssue[], scalarAt: ScalarAt): Compiled {
   let parsed: Parsed;
   try {
     parsed = parseWithOptionals(source);
@@ -97,7 +101,7 @@ function compileExpression(env: CelEnv, source: string, check: (expr: Expr, posi
   const issues = check(parsed.expr, positions);
   if (issues.length > 0) return { error: issues.map((i) => issueText(source, i.offset, i.message)).join('\n') };
   try {
-    return { program: plan(env, parsed) as Program, expr: parsed.expr };
+    return { program: plan(env, instrument(parsed.expr, scalarAt)) as Program, expr: parsed.expr };
   } catch (error) {
     return { error: `ERROR: <input>:1:1: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -141,9 +145,11 @@ export function normalizeFieldPath(path: string, node: SchemaNode): string | und
 }
 
 export function compileRules(root: SchemaNode, schemaPath: string): CompiledRules {
-  const env = celEnv({ funcs: [...kubeFunctions] });
+  const meter = newMeter();
+  const base = celEnv({ funcs: [...kubeFunctions] });
+  const env = celEnv({ funcs: [...kubeFunctions, ...meteringFunctions(base.funcs, meter)] });
   const functions = new Set<string>(macroNames);
-  for (const f of env.funcs) functions.add(f.name);
+  for (const f of base.funcs) functions.add(f.name);
   const byNode = new Map<SchemaNode, CompiledRule[]>();
   const errors: FieldError[] = [];
 
@@ -158,6 +164,7 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
     const rules = node.raw['x-kubernetes-validations'];
     if (Array.isArray(rules)) {
       const self = declOf(node, isRoot || node.embedded);
+      const scalarAt = scalarAtPath(self);
       const compiled: CompiledRule[] = [];
       rules.forEach((raw, i) => {
         const rule = isPlainObject(raw) ? ruleSource(raw) : { rule: '' };
@@ -183,7 +190,7 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
         if (errors.length > before) return;
         const check = (expr: Expr, positions: Record<string, number>): CheckIssue[] =>
           staticCheck(expr, { functions, positions, self: node, oldSelf: rule.optionalOldSelf === true ? 'dyn' : node, root: isRoot });
-        const main = compileExpression(env, rule.rule, check);
+        const main = compileExpression(env, rule.rule, check, scalarAt);
         if (main.error !== undefined || main.expr === undefined || main.program === undefined) {
           errors.push({ field: `${at}.rule`, type: 'Invalid value', shown: ruleShown(rule), detail: `compilation failed: ${main.error ?? ''}` });
           return;
@@ -199,7 +206,7 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
         total.observe(`${at}.rule`, estimatedCost);
         let messageProgram: Program | undefined;
         if (rule.messageExpression !== undefined) {
-          const message = compileExpression(env, rule.messageExpression, check);
+          const message = compileExpression(env, rule.messageExpression, check, scalarAt);
           if (message.error !== undefined || message.program === undefined || message.expr === undefined) {
             errors.push({ field: `${at}.messageExpression`, type: 'Invalid value', shown: ruleShown(rule), detail: `messageExpression compilation failed: ${message.error ?? ''}` });
             return;
@@ -241,5 +248,5 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
 
   compileNode(root, schemaPath, true, undefined, 1);
   errors.push(...total.errors(schemaPath));
-  return { byNode, errors };
+  return { byNode, errors, meter };
 }

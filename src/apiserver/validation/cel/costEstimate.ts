@@ -15,9 +15,10 @@ import type { Expr } from './staticCheck.js';
  * items its range can hold. How many items that is comes from the schema:
  * each value keeps the path it was read from in `self`
  * (`self.spec.ports.@items.name`), and the path's declared size
- * (costModel.ts) is the bound. Like cel-go, a value read from no path of
- * `self` (an accumulator, a loop variable over a literal) is sized as `self`
- * itself.
+ * (costModel.ts) is the bound. Like cel-go, a value whose path does not
+ * start at `self` (a loop variable over a literal list, a field of a
+ * function's result) is sized as `self` itself, and an accumulator by its
+ * type alone.
  */
 
 const namespaces = new Set(['sets', 'strings', 'optional', 'math', 'base64', 'ip', 'format']);
@@ -65,6 +66,14 @@ function literalSize(e: Expr): Range | undefined {
   return c.case === undefined ? undefined : one;
 }
 
+type CallValue = Extract<Expr['exprKind'], { case: 'callExpr' }>['value'];
+
+/** The field an optional selection names (its second argument, a string constant). */
+function field(call: CallValue): string | undefined {
+  const key = call.args[1]?.exprKind;
+  return key?.case === 'constExpr' && key.value.constantKind.case === 'stringValue' ? key.value.constantKind.value : undefined;
+}
+
 /** The estimated cost range of a parsed rule. */
 export function estimateCost(expr: Expr, ctx: EstimateContext): Range {
   const sizes = sizesFor(ctx.self);
@@ -91,7 +100,8 @@ export function estimateCost(expr: Expr, ctx: EstimateContext): Range {
         return {
           cost: charged ? add(operand.cost, one) : operand.cost,
           type: memberType(operand.type, kind.value.field),
-          path: operand.path === undefined ? undefined : [...operand.path, kind.value.field],
+          // Like cel-go, a field of a value with no path gets a path of its own (`['mode']`), which sizes it as `self`.
+          path: [...(operand.path ?? []), kind.value.field],
           size: undefined,
         };
       }
@@ -116,7 +126,7 @@ export function estimateCost(expr: Expr, ctx: EstimateContext): Range {
     }
   };
 
-  type Call = Extract<Expr['exprKind'], { case: 'callExpr' }>['value'];
+  type Call = CallValue;
   type Comprehension = Extract<Expr['exprKind'], { case: 'comprehensionExpr' }>['value'];
 
   const visitCall = (call: Call, scope: ReadonlyMap<string, Binding>): Operand => {
@@ -141,15 +151,20 @@ export function estimateCost(expr: Expr, ctx: EstimateContext): Range {
       case '_[_]': {
         const container = a0?.type ?? dynType;
         const step = container.kind === 'list' ? '@items' : container.kind === 'map' ? '@values' : undefined;
-        const path = step !== undefined && a0?.path !== undefined ? [...a0.path, step] : undefined;
+        const path = step === undefined ? undefined : [...(a0?.path ?? []), step];
         return { cost: add(one, sum(args.map((a) => a.cost))), type: memberType(container, undefined), path, size: undefined };
       }
+      case optionalChain:
+        if (field(call) !== undefined) {
+          // `a.?b.c`: cel-go selects `c` of an optional as a field (no cost of its own, a path like any selection).
+          const container = a0?.type.kind === 'optional' ? (a0.type.elem ?? dynType) : (a0?.type ?? dynType);
+          return { cost: a0?.cost ?? zero, type: optionalOf(memberType(container, field(call))), path: [...(a0?.path ?? []), field(call) as string], size: undefined };
+        }
+        return { cost: add(one, sum(args.map((a) => a.cost))), type: optionalOf(memberType(a0?.type ?? dynType, undefined)), path: undefined, size: undefined };
       case optionalSelect:
-      case optionalIndex:
-      case optionalChain: {
+      case optionalIndex: {
         const container = a0?.type.kind === 'optional' ? (a0.type.elem ?? dynType) : (a0?.type ?? dynType);
-        const field = call.args[1]?.exprKind.case === 'constExpr' && call.args[1].exprKind.value.constantKind.case === 'stringValue' ? call.args[1].exprKind.value.constantKind.value : undefined;
-        return { cost: add(one, sum(args.map((a) => a.cost))), type: optionalOf(memberType(container, field)), path: undefined, size: undefined };
+        return { cost: add(one, sum(args.map((a) => a.cost))), type: optionalOf(memberType(container, field(call))), path: undefined, size: undefined };
       }
       default: {
         const estimate = callCost(name, target, args, sizes);
@@ -165,7 +180,8 @@ export function estimateCost(expr: Expr, ctx: EstimateContext): Range {
     const element: CelType = range.type.kind === 'list' ? (range.type.elem ?? dynType) : range.type.kind === 'map' ? stringType : dynType;
     const step = range.type.kind === 'list' ? '@items' : range.type.kind === 'map' ? '@keys' : undefined;
     const iterPath = step === undefined ? undefined : [...(range.path ?? []), step];
-    const accumulator: Binding = { type: init.type.kind === 'list' ? listOf(element) : init.type, path: [c.accuVar] };
+    // cel-go gives an accumulator no path (its size is never the schema's).
+    const accumulator: Binding = { type: init.type.kind === 'list' ? listOf(element) : init.type, path: undefined };
     const loopScope = new Map(scope);
     loopScope.set(c.accuVar, accumulator);
     loopScope.set(c.iterVar, { type: element, path: iterPath });
@@ -173,7 +189,7 @@ export function estimateCost(expr: Expr, ctx: EstimateContext): Range {
     const condition = visit(c.loopCondition, loopScope);
     const loopStep = visit(c.loopStep, loopScope);
     const resultScope = new Map(scope);
-    resultScope.set(c.accuVar, loopStep.type.kind === 'list' ? { type: loopStep.type, path: [c.accuVar] } : accumulator);
+    resultScope.set(c.accuVar, loopStep.type.kind === 'list' ? { type: loopStep.type, path: undefined } : accumulator);
     const result = visit(c.result, resultScope);
     const count = sizes.cel(range);
     const total = sum([range.cost, init.cost, result.cost, multiply(count, add(loopStep.cost, condition.cost))]);

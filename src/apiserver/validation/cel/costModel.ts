@@ -178,6 +178,15 @@ function computeDecl(node: SchemaNode, isResourceRoot: boolean): CelType | undef
   }
 }
 
+/** Whether the value at a path of `self` (`['self', 'spec', 'replicas']`) is a number, bool, duration or timestamp. */
+export function scalarAtPath(self: CelType | undefined): (path: readonly string[]) => boolean {
+  return (path) => {
+    let at: CelType | undefined = self;
+    for (const step of path.slice(1)) at = at?.kind === 'struct' ? at.fields?.get(step) : undefined;
+    return at !== undefined && ['int', 'uint', 'double', 'bool', 'duration', 'timestamp'].includes(at.kind);
+  };
+}
+
 /**
  * How many times a rule at this level may run when nothing above bounds it:
  * as many values of its least serialized size as fit in a request
