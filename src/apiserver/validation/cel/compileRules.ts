@@ -24,6 +24,12 @@ import { certainlyNotBool, certainlyNotString, staticCheck, usesVariable, type C
 
 export type Program = (bindings: Record<string, CelInput>) => CelResult;
 
+/** A planned expression and the constant cost of its part that always runs (the rest charges the meter as it runs). */
+export interface Metered {
+  run: Program;
+  fixedCost: number;
+}
+
 export interface RuleSource {
   rule: string;
   message?: string;
@@ -35,8 +41,8 @@ export interface RuleSource {
 
 export interface CompiledRule {
   source: RuleSource;
-  program: Program;
-  messageProgram: Program | undefined;
+  program: Metered;
+  messageProgram: Metered | undefined;
   usesOldSelf: boolean;
   /** The rule's fieldPath as a field path below the level it is declared on (`spec.replicas` style). */
   fieldPath: string | undefined;
@@ -84,7 +90,7 @@ function parseError(source: string, error: unknown): string {
 }
 
 interface Compiled {
-  program?: Program;
+  program?: Metered;
   expr?: Expr;
   error?: string;
 }
@@ -101,7 +107,8 @@ function compileExpression(env: CelEnv, source: string, check: (expr: Expr, posi
   const issues = check(parsed.expr, positions);
   if (issues.length > 0) return { error: issues.map((i) => issueText(source, i.offset, i.message)).join('\n') };
   try {
-    return { program: plan(env, instrument(parsed.expr, scalarAt)) as Program, expr: parsed.expr };
+    const instrumented = instrument(parsed.expr, scalarAt);
+    return { program: { run: plan(env, instrumented.expr) as Program, fixedCost: instrumented.fixed }, expr: parsed.expr };
   } catch (error) {
     return { error: `ERROR: <input>:1:1: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -204,7 +211,7 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
         const ruleCostError = expressionCostError(`${at}.rule`, 'estimated rule cost', estimatedCost);
         if (ruleCostError !== undefined) errors.push(ruleCostError);
         total.observe(`${at}.rule`, estimatedCost);
-        let messageProgram: Program | undefined;
+        let messageProgram: Metered | undefined;
         if (rule.messageExpression !== undefined) {
           const message = compileExpression(env, rule.messageExpression, check, scalarAt);
           if (message.error !== undefined || message.program === undefined || message.expr === undefined) {

@@ -9,7 +9,8 @@ import type { Expr } from './staticCheck.js';
  * its metered twin charges it, runtimeCost.ts), and `&&`, `||`, `?:` and
  * the comprehensions nothing of their own. The constant costs of a stretch
  * of the rule that always runs as a whole are charged once, when it is
- * done (`rxkube.charge(expr, n)`); each operand that may be skipped (the
+ * done (`rxkube.charge(expr, n)`; for the rule's own stretch, by the
+ * evaluator after the run); each operand that may be skipped (the
  * right of `&&` and `||`, the branches of `?:`, a loop's condition and
  * step, run once per item) is a stretch of its own, so what is charged is
  * what ran. A loop's condition is charged on every turn, with its step's
@@ -75,12 +76,19 @@ function maxId(e: Expr | undefined): bigint {
   return max;
 }
 
+export interface Instrumented {
+  expr: Expr;
+  /** The constant cost of the stretch that always runs, which the evaluator adds when the rule has run (no call needed). */
+  fixed: number;
+}
+
 /** The rule with its costs charged to the meter as it runs. */
-export function instrument(expr: Expr, scalarAt: ScalarAt = () => false): Expr {
+export function instrument(expr: Expr, scalarAt: ScalarAt = () => false): Instrumented {
   let nextId = maxId(expr) + 1n;
   const node = (exprKind: unknown): Expr => ({ id: (nextId += 1n), exprKind }) as unknown as Expr;
   const withKind = (e: Expr, exprKind: unknown): Expr => ({ ...e, exprKind }) as unknown as Expr;
-  const int = (n: number): Expr => node({ case: 'constExpr', value: { constantKind: { case: 'int64Value', value: BigInt(n) } } });
+  // A double, not an int: the evaluator hands a function a double as a number, an int as a bigint to convert.
+  const int = (n: number): Expr => node({ case: 'constExpr', value: { constantKind: { case: 'doubleValue', value: n } } });
   const charged = (r: Rewritten): Expr => (r.pending === 0 ? r.e : node({ case: 'callExpr', value: { function: 'rxkube.charge', args: [r.e, int(r.pending)] } }));
   /** A loop's condition, charged on every turn with what it costs, and with what the step costs when the condition lets it run. */
   const loopCondition = (condition: Rewritten, step: Rewritten): Expr =>
@@ -177,5 +185,6 @@ export function instrument(expr: Expr, scalarAt: ScalarAt = () => false): Expr {
     return plain(callKind(call.function, args.map((a) => a.e), target?.e), pending + 1, scalar);
   };
 
-  return charged(rewrite(expr));
+  const top = rewrite(expr);
+  return { expr: top.e, fixed: top.pending };
 }

@@ -3,7 +3,7 @@ import { isPlainObject, jsonEqual } from '../../../util/json.js';
 import type { FieldError } from '../../api/statusError.js';
 import { goQuote } from '../goText.js';
 import type { SchemaNode } from '../schemaNode.js';
-import type { CompiledRule, CompiledRules, Program } from './compileRules.js';
+import type { CompiledRule, CompiledRules, Metered, Program } from './compileRules.js';
 import { perCallLimit, runtimeCelCostBudget } from './costModel.js';
 import type { Meter } from './runtimeCost.js';
 import { optionalValue } from './library.js';
@@ -60,9 +60,10 @@ function run(program: Program, bindings: Record<string, CelInput>): CelResult {
 }
 
 /** A program's result and what it cost; `cancelled` when it went over the per-call limit. */
-function metered(meter: Meter, program: Program, bindings: Record<string, CelInput>): { result: CelResult; cost: number; cancelled: boolean } {
+function metered(meter: Meter, program: Metered, bindings: Record<string, CelInput>): { result: CelResult; cost: number; cancelled: boolean } {
   meter.cost = 0;
-  const result = run(program, bindings);
+  const result = run(program.run, bindings);
+  meter.cost += program.fixedCost;
   return { result, cost: meter.cost, cancelled: meter.cost > perCallLimit };
 }
 

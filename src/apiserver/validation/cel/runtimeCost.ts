@@ -186,13 +186,13 @@ export function meteringFunctions(funcs: FuncResolver, meter: Meter): CelFunc[] 
       }));
     }
   }
-  out.push(celFunc('rxkube.charge', [DYN, CelScalar.INT], DYN, (value: CelValue, n: bigint) => {
-    charge(meter, Number(n));
+  out.push(celFunc('rxkube.charge', [DYN, CelScalar.DOUBLE], DYN, (value: CelValue, n: number) => {
+    charge(meter, n);
     return value;
   }));
   // A loop condition: its own cost, and its step's when it lets the step run (cel-go's fold runs the step only then).
-  out.push(celFunc('rxkube.chargeLoop', [DYN, CelScalar.INT, CelScalar.INT], DYN, (value: CelValue, condition: bigint, step: bigint) => {
-    charge(meter, Number(condition) + (value === true ? Number(step) : 0));
+  out.push(celFunc('rxkube.chargeLoop', [DYN, CelScalar.DOUBLE, CelScalar.DOUBLE], DYN, (value: CelValue, condition: number, step: number) => {
+    charge(meter, condition + (value === true ? step : 0));
     return value;
   }));
   return out;
