@@ -202,7 +202,8 @@ function benchCrd(): KubeObject {
         required: ['replicas'],
         'x-kubernetes-validations': [
           { rule: 'self.replicas <= self.maxReplicas', message: 'replicas must not exceed maxReplicas' },
-          { rule: 'self.replicas >= oldSelf.replicas || self.replicas == 1', messageExpression: "'replicas may only grow from ' + string(oldSelf.replicas)" },
+          // Not `'…' + string(oldSelf.replicas)`: kube estimates a string() without bound, and refuses the CRD.
+          { rule: 'self.replicas >= oldSelf.replicas || self.replicas == 1', messageExpression: "'replicas may only grow from %d'.format([oldSelf.replicas])" },
         ],
         properties: {
           replicas: { type: 'integer', minimum: 1, maximum: 100 },

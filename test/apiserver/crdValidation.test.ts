@@ -169,7 +169,7 @@ describe('CRD validation: CEL semantics', () => {
     const compiled = specSchema(props, [
       rule('self.n > 5', { message: 'n too small', messageExpression: 'self.m.missing' }),
       rule('self.n > 6', { messageExpression: "'   '" }),
-      rule('self.n > 7', { messageExpression: "'n is ' + string(self.n)" }),
+      rule('self.n > 7', { messageExpression: "'n is %d'.format([self.n])" }),
     ]);
     expect(messages(compiled, { n: 1, m: {} })).to.deep.equal([
       'spec: Invalid value: "object": n too small',

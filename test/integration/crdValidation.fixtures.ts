@@ -21,7 +21,8 @@ export function gadgetSchema(): Record<string, unknown> {
           { rule: 'self.replicas <= self.maxReplicas', message: 'replicas must not exceed maxReplicas' },
           {
             rule: 'self.minReplicas <= self.replicas',
-            messageExpression: "'replicas ' + string(self.replicas) + ' is below minReplicas ' + string(self.minReplicas)",
+            // Not `'replicas ' + string(self.replicas)`: kube estimates a string() of unknown length, and refuses the CRD.
+            messageExpression: "'replicas %d is below minReplicas %d'.format([self.replicas, self.minReplicas])",
           },
           { rule: "!has(self.secretRef) || self.secretRef.startsWith('secret-')", message: 'must name a secret', reason: 'FieldValueForbidden', fieldPath: '.secretRef' },
           { rule: 'self.size >= oldSelf.size', message: 'size may not shrink', reason: 'FieldValueInvalid' },

@@ -3,7 +3,12 @@ import { isPlainObject } from '../../../util/json.js';
 import type { FieldError } from '../../api/statusError.js';
 import { goQuote } from '../goText.js';
 import type { SchemaNode } from '../schemaNode.js';
+import { estimateCost } from './costEstimate.js';
+import { CostTotal, expressionCostError } from './costLimits.js';
+import { cardinalityFactor, declOf, saturatingMultiply, scalarAtPath, unboundedCardinality, type CelType } from './costModel.js';
+import { instrument, type ScalarAt } from './costMeter.js';
 import { kubeFunctions, macroNames } from './library.js';
+import { meteringFunctions, newMeter, type Meter } from './runtimeCost.js';
 import { parseWithOptionals, type Parsed } from './optionalSyntax.js';
 import { certainlyNotBool, certainlyNotString, staticCheck, usesVariable, type CheckIssue, type Expr } from './staticCheck.js';
 
@@ -12,11 +17,18 @@ import { certainlyNotBool, certainlyNotString, staticCheck, usesVariable, type C
  * CRD is written: each rule checked as kube's CRD validation checks it
  * (the rule, message, messageExpression, reason, fieldPath and
  * optionalOldSelf fields, then the expressions), parsed and planned, so
- * that a request only evaluates. A CRD whose rules do not compile is
- * rejected with the errors kube words.
+ * that a request only evaluates. A CRD whose rules do not compile, or whose
+ * estimated cost is over kube's limits (costLimits.ts), is rejected with
+ * the errors kube words.
  */
 
 export type Program = (bindings: Record<string, CelInput>) => CelResult;
+
+/** A planned expression and the constant cost of its part that always runs (the rest charges the meter as it runs). */
+export interface Metered {
+  run: Program;
+  fixedCost: number;
+}
 
 export interface RuleSource {
   rule: string;
@@ -29,16 +41,20 @@ export interface RuleSource {
 
 export interface CompiledRule {
   source: RuleSource;
-  program: Program;
-  messageProgram: Program | undefined;
+  program: Metered;
+  messageProgram: Metered | undefined;
   usesOldSelf: boolean;
   /** The rule's fieldPath as a field path below the level it is declared on (`spec.replicas` style). */
   fieldPath: string | undefined;
+  /** kube's estimate of the rule's worst cost, times how many times it may run (what the 10,000,000 limit applies to). */
+  estimatedCost: number;
 }
 
 export interface CompiledRules {
   byNode: ReadonlyMap<SchemaNode, readonly CompiledRule[]>;
   errors: FieldError[];
+  /** What the evaluation in progress has cost so far: the programs charge it as they run. */
+  meter: Meter;
 }
 
 const supportedReasons = ['FieldValueDuplicate', 'FieldValueForbidden', 'FieldValueInvalid', 'FieldValueRequired'];
@@ -74,12 +90,12 @@ function parseError(source: string, error: unknown): string {
 }
 
 interface Compiled {
-  program?: Program;
+  program?: Metered;
   expr?: Expr;
   error?: string;
 }
 
-function compileExpression(env: CelEnv, source: string, check: (expr: Expr, positions: Record<string, number>) => CheckIssue[]): Compiled {
+function compileExpression(env: CelEnv, source: string, check: (expr: Expr, positions: Record<string, number>) => CheckIssue[], scalarAt: ScalarAt): Compiled {
   let parsed: Parsed;
   try {
     parsed = parseWithOptionals(source);
@@ -91,7 +107,8 @@ function compileExpression(env: CelEnv, source: string, check: (expr: Expr, posi
   const issues = check(parsed.expr, positions);
   if (issues.length > 0) return { error: issues.map((i) => issueText(source, i.offset, i.message)).join('\n') };
   try {
-    return { program: plan(env, parsed) as Program, expr: parsed.expr };
+    const instrumented = instrument(parsed.expr, scalarAt);
+    return { program: { run: plan(env, instrumented.expr) as Program, fixedCost: instrumented.fixed }, expr: parsed.expr };
   } catch (error) {
     return { error: `ERROR: <input>:1:1: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -135,15 +152,26 @@ export function normalizeFieldPath(path: string, node: SchemaNode): string | und
 }
 
 export function compileRules(root: SchemaNode, schemaPath: string): CompiledRules {
-  const env = celEnv({ funcs: [...kubeFunctions] });
+  const meter = newMeter();
+  const base = celEnv({ funcs: [...kubeFunctions] });
+  const env = celEnv({ funcs: [...kubeFunctions, ...meteringFunctions(base.funcs, meter)] });
   const functions = new Set<string>(macroNames);
-  for (const f of env.funcs) functions.add(f.name);
+  for (const f of base.funcs) functions.add(f.name);
   const byNode = new Map<SchemaNode, CompiledRule[]>();
   const errors: FieldError[] = [];
 
-  const compileNode = (node: SchemaNode, path: string, isRoot: boolean, uncorrelatable: string | undefined): void => {
+  const total = new CostTotal();
+  /** The rule's estimate times how many times it may run: `cardinality` when the levels above bound it, else as many as fit in a request. */
+  const costOf = (expr: Expr, self: CelType | undefined, optionalOldSelf: boolean, cardinality: number | undefined): number => {
+    if (self === undefined) return 0;
+    return saturatingMultiply(estimateCost(expr, { self, optionalOldSelf }).max, cardinality ?? unboundedCardinality(self));
+  };
+
+  const compileNode = (node: SchemaNode, path: string, isRoot: boolean, uncorrelatable: string | undefined, cardinality: number | undefined): void => {
     const rules = node.raw['x-kubernetes-validations'];
     if (Array.isArray(rules)) {
+      const self = declOf(node, isRoot || node.embedded);
+      const scalarAt = scalarAtPath(self);
       const compiled: CompiledRule[] = [];
       rules.forEach((raw, i) => {
         const rule = isPlainObject(raw) ? ruleSource(raw) : { rule: '' };
@@ -169,7 +197,7 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
         if (errors.length > before) return;
         const check = (expr: Expr, positions: Record<string, number>): CheckIssue[] =>
           staticCheck(expr, { functions, positions, self: node, oldSelf: rule.optionalOldSelf === true ? 'dyn' : node, root: isRoot });
-        const main = compileExpression(env, rule.rule, check);
+        const main = compileExpression(env, rule.rule, check, scalarAt);
         if (main.error !== undefined || main.expr === undefined || main.program === undefined) {
           errors.push({ field: `${at}.rule`, type: 'Invalid value', shown: ruleShown(rule), detail: `compilation failed: ${main.error ?? ''}` });
           return;
@@ -178,9 +206,14 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
           errors.push({ field: `${at}.rule`, type: 'Invalid value', shown: ruleShown(rule), detail: 'cel expression must evaluate to a bool' });
           return;
         }
-        let messageProgram: Program | undefined;
+        const optionalOldSelf = rule.optionalOldSelf === true;
+        const estimatedCost = costOf(main.expr, self, optionalOldSelf, cardinality);
+        const ruleCostError = expressionCostError(`${at}.rule`, 'estimated rule cost', estimatedCost);
+        if (ruleCostError !== undefined) errors.push(ruleCostError);
+        total.observe(`${at}.rule`, estimatedCost);
+        let messageProgram: Metered | undefined;
         if (rule.messageExpression !== undefined) {
-          const message = compileExpression(env, rule.messageExpression, check);
+          const message = compileExpression(env, rule.messageExpression, check, scalarAt);
           if (message.error !== undefined || message.program === undefined || message.expr === undefined) {
             errors.push({ field: `${at}.messageExpression`, type: 'Invalid value', shown: ruleShown(rule), detail: `messageExpression compilation failed: ${message.error ?? ''}` });
             return;
@@ -189,6 +222,11 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
             errors.push({ field: `${at}.messageExpression`, type: 'Invalid value', shown: ruleShown(rule), detail: 'messageExpression must evaluate to a string' });
             return;
           }
+          // kube does not multiply a messageExpression's estimate by the cardinality: it runs only when the rule fails.
+          const messageCost = costOf(message.expr, self, optionalOldSelf, 1);
+          const messageCostError = expressionCostError(`${at}.messageExpression`, 'estimated messageExpression cost', messageCost);
+          if (messageCostError !== undefined) errors.push(messageCostError);
+          total.observe(`${at}.messageExpression`, messageCost);
           messageProgram = message.program;
         }
         const usesOldSelf = usesVariable(main.expr, 'oldSelf');
@@ -200,19 +238,22 @@ export function compileRules(root: SchemaNode, schemaPath: string): CompiledRule
           errors.push({ field: `${at}.optionalOldSelf`, type: 'Invalid value', shown: String(rule.optionalOldSelf), detail: 'may not be set if oldSelf is not used in rule' });
           return;
         }
-        compiled.push({ source: rule, program: main.program, messageProgram, usesOldSelf, fieldPath });
+        compiled.push({ source: rule, program: main.program, messageProgram, usesOldSelf, fieldPath, estimatedCost });
       });
       if (compiled.length > 0) byNode.set(node, compiled);
     }
     if (!node.hasRules) return;
-    for (const [name, child] of node.properties ?? []) compileNode(child, `${path}.properties[${name}]`, false, uncorrelatable);
-    if (node.additional !== undefined) compileNode(node.additional, `${path}.additionalProperties`, false, uncorrelatable);
+    const factor = cardinalityFactor(node);
+    const below = cardinality === undefined || factor === undefined ? undefined : saturatingMultiply(cardinality, factor);
+    for (const [name, child] of node.properties ?? []) compileNode(child, `${path}.properties[${name}]`, false, uncorrelatable, below);
+    if (node.additional !== undefined) compileNode(node.additional, `${path}.additionalProperties`, false, uncorrelatable, below);
     if (node.items !== undefined) {
       const itemsPath = `${path}.items`;
-      compileNode(node.items, itemsPath, false, uncorrelatable ?? (node.listType === 'map' ? undefined : itemsPath));
+      compileNode(node.items, itemsPath, false, uncorrelatable ?? (node.listType === 'map' ? undefined : itemsPath), below);
     }
   };
 
-  compileNode(root, schemaPath, true, undefined);
-  return { byNode, errors };
+  compileNode(root, schemaPath, true, undefined, 1);
+  errors.push(...total.errors(schemaPath));
+  return { byNode, errors, meter };
 }

@@ -3,7 +3,9 @@ import { isPlainObject, jsonEqual } from '../../../util/json.js';
 import type { FieldError } from '../../api/statusError.js';
 import { goQuote } from '../goText.js';
 import type { SchemaNode } from '../schemaNode.js';
-import type { CompiledRule, CompiledRules, Program } from './compileRules.js';
+import type { CompiledRule, CompiledRules, Metered, Program } from './compileRules.js';
+import { perCallLimit, runtimeCelCostBudget } from './costModel.js';
+import type { Meter } from './runtimeCost.js';
 import { optionalValue } from './library.js';
 import { toCelValue } from './celValues.js';
 
@@ -17,6 +19,11 @@ import { toCelValue } from './celValues.js';
  * unless `optionalOldSelf` binds `oldSelf` as an optional. On an update, a
  * rule without `oldSelf` that fails on a value the update did not change
  * is a warning, not an error (CRD validation ratcheting).
+ *
+ * What the rules cost as they run is counted as kube counts it
+ * (runtimeCost.ts): one evaluation may cost at most 1,000,000 and all of a
+ * request's at most 10,000,000; past either, the rule is refused with
+ * kube's words and no further rule runs.
  */
 
 export interface RuleOutcome {
@@ -52,13 +59,33 @@ function run(program: Program, bindings: Record<string, CelInput>): CelResult {
   }
 }
 
-function evaluatedMessage(rule: CompiledRule, bindings: Record<string, CelInput>): string | undefined {
-  if (rule.messageProgram === undefined) return undefined;
-  const result = run(rule.messageProgram, bindings);
-  if (isCelError(result) || typeof result !== 'string') return undefined;
+/** A program's result and what it cost; `cancelled` when it went over the per-call limit. */
+function metered(meter: Meter, program: Metered, bindings: Record<string, CelInput>): { result: CelResult; cost: number; cancelled: boolean } {
+  meter.cost = 0;
+  const result = run(program.run, bindings);
+  meter.cost += program.fixedCost;
+  return { result, cost: meter.cost, cancelled: meter.cost > perCallLimit };
+}
+
+const outOfBudget = 'validation failed due to running out of cost budget, no further validation rules will be run';
+
+/** The budget a request's rules share, and whether it ran out (then nothing more runs). */
+interface Budget {
+  remaining: number;
+  stopped: boolean;
+}
+
+/** The message a messageExpression gives (undefined: fall back to the message), or the error that stops validation. */
+function evaluatedMessage(rule: CompiledRule, meter: Meter, bindings: Record<string, CelInput>, budget: Budget): { text?: string; stop?: string } {
+  if (rule.messageProgram === undefined) return {};
+  const { result, cost, cancelled } = metered(meter, rule.messageProgram, bindings);
+  if (cost > budget.remaining) return { stop: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
+  if (cancelled) return { stop: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(rule.source.messageExpression ?? '')}` };
+  budget.remaining -= cost;
+  if (isCelError(result) || typeof result !== 'string') return {};
   const trimmed = result.trim();
-  if (trimmed === '' || trimmed.includes('\n') || Buffer.byteLength(trimmed) > maxMessageBytes) return undefined;
-  return trimmed;
+  if (trimmed === '' || trimmed.includes('\n') || Buffer.byteLength(trimmed) > maxMessageBytes) return {};
+  return { text: trimmed };
 }
 
 function failure(rule: CompiledRule, field: string, typeName: string, detail: string): FieldError {
@@ -91,8 +118,9 @@ function correlatedItem(node: SchemaNode, old: unknown, item: unknown): unknown 
 
 export function evaluateRules(compiled: CompiledRules, root: SchemaNode, value: unknown, old: unknown): RuleOutcome {
   const outcome: RuleOutcome = { errors: [], warnings: [] };
+  const budget: Budget = { remaining: runtimeCelCostBudget, stopped: false };
   const visit = (node: SchemaNode, v: unknown, o: unknown, name: string, isRoot: boolean): void => {
-    if (!node.hasRules || v === null || v === undefined) return;
+    if (budget.stopped || !node.hasRules || v === null || v === undefined) return;
     const rules = compiled.byNode.get(node);
     if (rules !== undefined) runRules(rules, node, v, o, name, isRoot);
     if (Array.isArray(v)) {
@@ -117,6 +145,12 @@ export function evaluateRules(compiled: CompiledRules, root: SchemaNode, value: 
     let unchanged: boolean | undefined;
     // kube shows the schema's type as the value ("" for int-or-string and untyped levels).
     const typeName = node.type ?? '';
+    const field = name === '' ? '<nil>' : name;
+    const stop = (detail: string): void => {
+      outcome.errors.push({ field, type: 'Invalid value', shown: goQuote(typeName), detail });
+      budget.stopped = true;
+    };
+    if (budget.remaining <= 0) return stop(outOfBudget);
     for (const rule of rules) {
       const optional = rule.source.optionalOldSelf === true;
       if (rule.usesOldSelf && !hasOld && !optional) continue;
@@ -126,8 +160,10 @@ export function evaluateRules(compiled: CompiledRules, root: SchemaNode, value: 
         if (hasOld) oldSelf ??= toCelValue(o, node, isRoot);
         bindings.oldSelf = (optional ? optionalValue(hasOld ? oldSelf : undefined) : oldSelf) as CelInput;
       }
-      const result: CelResult = run(rule.program, bindings);
-      const field = name === '' ? '<nil>' : name;
+      const { result, cost, cancelled } = metered(compiled.meter, rule.program, bindings);
+      if (cost > budget.remaining) return stop(outOfBudget);
+      budget.remaining -= cost;
+      if (cancelled) return stop(`'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleText(rule)}`);
       if (isCelError(result)) {
         const message = runtimeError(result);
         const detail = /^found no matching overload/.test(message)
@@ -138,7 +174,9 @@ export function evaluateRules(compiled: CompiledRules, root: SchemaNode, value: 
       }
       if (result === true) continue;
       const at = rule.fieldPath === undefined ? field : name === '' || rule.fieldPath.startsWith('[') ? `${name}${rule.fieldPath}` : `${name}.${rule.fieldPath}`;
-      const detail = evaluatedMessage(rule, bindings) ?? defaultMessage(rule);
+      const message = evaluatedMessage(rule, compiled.meter, bindings, budget);
+      if (message.stop !== undefined) return stop(message.stop);
+      const detail = message.text ?? defaultMessage(rule);
       const error = failure(rule, at, typeName, detail);
       unchanged ??= hasOld && jsonEqual(v, o);
       if (unchanged && !rule.usesOldSelf) outcome.warnings.push(errorText(error));
