@@ -106,7 +106,7 @@ async function quickstartBlocks(): Promise<CodeBlock[]> {
 }
 
 /** The run's one tarball: packed on first use, in the folder every project of the run is made in. */
-interface Packed {
+export interface Packed {
   folder: string;
   tarball: string;
   packed: string[];
@@ -116,7 +116,8 @@ interface Packed {
 let folder: string | undefined;
 let packing: Promise<Packed> | undefined;
 
-function packedOnce(): Promise<Packed> {
+/** The run's rxkube tarball, packed from a clean clone on first use, then shared (the user projects install it). */
+export function packedOnce(): Promise<Packed> {
   packing ??= mkdtemp(join(tmpdir(), 'rxkube-user-')).then(async (dir) => {
     folder = dir;
     const env = userEnv();
