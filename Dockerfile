@@ -4,7 +4,8 @@
 #   npx rxkube manifests examples/podautoscaler/controller.ts --image podautoscaler:1 | kubectl apply -f -
 # Another controller of the image: pass its module as the argument (the Deployment's `args`),
 #   docker run podautoscaler:1 controller/configmap-rollout/controller.js
-# Every path below is relative to its WORKDIR (test/package/container.test.ts runs these steps without Docker).
+# Every path below is relative to its WORKDIR (test/package/container.test.ts runs these steps without Docker,
+# taking the results of `npm ci` and `npm pack` from its run's shared pack: change those two steps there too).
 
 FROM node:20.20-bookworm-slim AS build
 WORKDIR /src

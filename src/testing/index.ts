@@ -3,7 +3,8 @@
  *
  * Where to start: `runReconcile` runs a reconcile inside the real
  * `controller()` pipeline in virtual time, against an in-memory cluster,
- * and checks its outcomes, writes and Events against marble diagrams.
+ * and checks its outcomes, writes and Events against marble diagrams, or
+ * loosely (`expectInOrder`, `expectNone`: order and a time window, no frames).
  * `memoryClient` and `memoryRecorder` are that cluster's client and Event
  * recorder for tests of your own; `inMemoryLeaseClient` and `pausable`
  * test leader election in virtual time; `startApiServer` runs the embedded
@@ -13,7 +14,8 @@
  */
 
 // Reconciles in virtual time.
-export { runReconcile, type ClusterChange, type ReconcileRun, type ReconcileRunHelpers, type RunReconcileOptions, type TimedOutcome } from './marble/runReconcile.js';
+export { runReconcile, type ClusterChange, type ReconcileRun, type ReconcileRunHelpers, type RunReconcileOptions, type RunTimeline, type TimedOutcome } from './marble/runReconcile.js';
+export type { TimeWindow } from './marble/looseExpectations.js';
 
 // The in-memory cluster: its client, its Event recorder, its lease client.
 export { memoryClient, type MemoryClient, type MemoryClientOptions } from './memory/memoryClient.js';

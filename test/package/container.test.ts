@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -9,15 +9,18 @@ import { selfSignedCertificates } from 'rxkube/webhooks';
 import { installPodAutoscalerCrd } from '../../examples/podautoscaler/crd.js';
 import { autoscalerManifest, deploymentManifest } from '../../examples/podautoscaler/manifests.js';
 import { waitFor } from '../support/waitFor.js';
-import { buildWithoutDocker, dockerignore } from './dockerfile.js';
-import { copyFiles, root, trackedFiles, userEnv } from './packaging.js';
+import { buildWithoutDocker, dockerignore, type Prebuilt } from './dockerfile.js';
+import { copyFiles, exec, root, trackedFiles, userEnv } from './packaging.js';
+import { packedOnce } from './userProject.js';
 
 /**
  * The Dockerfile's recipe without Docker: its steps run in folders standing
- * for the stages (npm pack of the project, the controllers compiled, the
- * runtime's `npm ci --omit=dev`), then its ENTRYPOINT and CMD start the
- * podautoscaler with production dependencies only, against an embedded API
- * server; SIGTERM ends it cleanly.
+ * for the stages (the controllers compiled against the packed rxkube, the
+ * runtime's lock file and `npm ci --omit=dev`), then its ENTRYPOINT and CMD
+ * start the podautoscaler with production dependencies only, against an
+ * embedded API server; SIGTERM ends it cleanly. The build stage's `npm ci`
+ * and `npm pack` are the run's shared pack (userProject.ts), made once from
+ * the same files.
  */
 /** Runs a command to its end: its exit code and what it wrote on stderr. */
 function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; stderr: string }> {
@@ -49,7 +52,22 @@ describe('the container recipe (Dockerfile), followed without Docker', function 
     const context = join(dir, 'context');
     const keep = dockerignore(await readFile(join(root, '.dockerignore'), 'utf8'));
     await copyFiles((await trackedFiles()).filter(keep), context);
-    const image = await buildWithoutDocker(join(root, 'Dockerfile'), context, join(dir, 'stages'), { ...userEnv(), npm_config_prefer_offline: 'true' });
+    // Two steps of the build stage are what the run's shared pack already did from the same files: take their results.
+    const { tarball } = await packedOnce();
+    const prebuilt: Prebuilt = new Map([
+      // The repository's dependencies, as the shared pack's clean clone has them: this checkout's node_modules, installed from the same lock file.
+      ['npm ci --no-audit --no-fund', (cwd: string) => symlink(join(root, 'node_modules'), join(cwd, 'node_modules'))],
+      // `npm pack`: the run's tarball, and the dist/ its prepack built, which the tarball holds and the controllers compile against.
+      [
+        'mkdir -p .image/app && npm pack --pack-destination .image/app && mv .image/app/rxkube-*.tgz .image/app/rxkube.tgz',
+        async (cwd: string) => {
+          await mkdir(join(cwd, '.image/app'), { recursive: true });
+          await copyFile(tarball, join(cwd, '.image/app/rxkube.tgz'));
+          await exec('tar', ['xzf', tarball, '--strip-components=1', '-C', cwd, 'package/dist']);
+        },
+      ],
+    ]);
+    const image = await buildWithoutDocker(join(root, 'Dockerfile'), context, join(dir, 'stages'), { ...userEnv(), npm_config_prefer_offline: 'true' }, prebuilt);
     expect(image.entrypoint).to.deep.equal(['node', 'node_modules/rxkube/bin/rxkube.js', 'run']);
 
     // Production dependencies only: rxkube, its dependencies and its peers; none of the project's dev tools.

@@ -39,8 +39,18 @@ function pathIn(stageRoot: string, cwd: string, path: string): string {
   return isAbsolute(path) ? join(stageRoot, path) : join(cwd, path);
 }
 
+/**
+ * RUN steps whose result the caller already has, by their exact text: in
+ * place of running the step, the function puts that result into the
+ * step's working directory. A step given here that the Dockerfile does not
+ * have (any more) fails the build, so that a changed Dockerfile is
+ * followed, not skipped.
+ */
+export type Prebuilt = ReadonlyMap<string, (cwd: string) => Promise<void>>;
+
 /** Builds the Dockerfile at `dockerfile` with `context` as the build context, in `into`; `env` is the host's environment for RUN. */
-export async function buildWithoutDocker(dockerfile: string, context: string, into: string, env: NodeJS.ProcessEnv): Promise<BuiltImage> {
+export async function buildWithoutDocker(dockerfile: string, context: string, into: string, env: NodeJS.ProcessEnv, prebuilt: Prebuilt = new Map()): Promise<BuiltImage> {
+  const unused = new Set(prebuilt.keys());
   const stages = new Map<string, string>();
   let stageRoot = '';
   let cwd = '';
@@ -79,9 +89,12 @@ export async function buildWithoutDocker(dockerfile: string, context: string, in
         }
         break;
       }
-      case 'RUN':
-        await sh(args, cwd, { ...env, ...stageEnv }, 600_000);
+      case 'RUN': {
+        const result = prebuilt.get(args);
+        unused.delete(args);
+        await (result !== undefined ? result(cwd) : sh(args, cwd, { ...env, ...stageEnv }, 600_000));
         break;
+      }
       case 'ENTRYPOINT':
         entrypoint = JSON.parse(args) as string[];
         break;
@@ -96,6 +109,7 @@ export async function buildWithoutDocker(dockerfile: string, context: string, in
         throw new Error(`Dockerfile: ${keyword} is not something this test can follow`);
     }
   }
+  if (unused.size > 0) throw new Error(`Dockerfile: no step RUN ${[...unused].join(', nor RUN ')}, whose result the test supplies: follow the Dockerfile as it is now`);
   return { workdir: cwd, env: stageEnv, entrypoint, cmd };
 }
 

@@ -9,9 +9,11 @@ import { cleanClone, root, sh, userEnv } from './packaging.js';
  * The user's path as a test harness: rxkube packed from a clean clone
  * (`npm pack`, whose prepack builds dist/), and a new project that follows
  * the README's quickstart with the tarball in place of the registry's
- * rxkube (its install commands, its tsconfig.json and files). One pack and
- * one install per mocha run, shared by every test that imports this
- * module; the folder is removed after the run.
+ * rxkube (its install commands, its tsconfig.json and files); and beside
+ * it, made the same way from the same tarball, the project of
+ * docs/tutorial.md. One pack per mocha run and one install per project,
+ * shared by every test that imports this module; the folder is removed
+ * after the run.
  *
  * Tests that change the project (add a file, install tsx) do so in ways the
  * others tolerate: a file of their own, one more dev dependency.
@@ -25,7 +27,7 @@ export interface UserProject {
   tarball: string;
   /** The paths the tarball holds. */
   packed: string[];
-  /** The README's quickstart code blocks, as the harness read them. */
+  /** The code blocks of the page the project follows (the README's quickstart, or the tutorial), as the harness read them. */
   blocks: CodeBlock[];
   /** A user's shell environment (no npm script variables, no KUBECONFIG of the caller). */
   env: NodeJS.ProcessEnv;
@@ -103,19 +105,43 @@ async function quickstartBlocks(): Promise<CodeBlock[]> {
   return codeBlocks('README.md', readme.slice(readme.indexOf('\n## Use rxkube in your project'), readme.indexOf('\n## Working on rxkube itself')));
 }
 
-async function makeUserProject(dir: string): Promise<UserProject> {
-  const env = userEnv();
-  const { tarball, packed } = await pack(dir, env);
-  const blocks = await quickstartBlocks();
-  const app = join(dir, 'my-controller');
+/** The run's one tarball: packed on first use, in the folder every project of the run is made in. */
+export interface Packed {
+  folder: string;
+  tarball: string;
+  packed: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+let folder: string | undefined;
+let packing: Promise<Packed> | undefined;
+
+/** The run's rxkube tarball, packed from a clean clone on first use, then shared (the user projects install it). */
+export function packedOnce(): Promise<Packed> {
+  packing ??= mkdtemp(join(tmpdir(), 'rxkube-user-')).then(async (dir) => {
+    folder = dir;
+    const env = userEnv();
+    return { folder: dir, env, ...(await pack(dir, env)) };
+  });
+  return packing;
+}
+
+/**
+ * A new project in `name` under the run's folder, made as a page says: the
+ * install commands of its first sh block (which must install rxkube), in
+ * their order, with the tarball in place of the registry's rxkube, then
+ * its `file=` blocks written out.
+ */
+async function makeProject(name: string, source: string, blocks: CodeBlock[], files: CodeBlock[]): Promise<UserProject> {
+  const { folder: dir, tarball, packed, env } = await packedOnce();
+  const app = join(dir, name);
   await mkdir(app);
-  // The README's install commands, in its order, with the tarball in place of the registry's rxkube.
   const [install] = blocks.filter((b) => b.language === 'sh');
-  if (install === undefined || !install.code.includes('npm install rxkube ')) throw new Error(`the README's first sh block is not its install commands:\n${install?.code ?? '(none)'}`);
+  if (install === undefined || !install.code.includes('npm install rxkube ')) throw new Error(`the first sh block of ${source} is not its install commands:\n${install?.code ?? '(none)'}`);
   for (const line of install.code.split('\n').filter((l) => l.trim() !== '')) {
     await sh(line.replace(/\bnpm install rxkube\b/, `npm install ${JSON.stringify(tarball)}`).replace(/\bnpm install\b/, npmInstall), app, env);
   }
-  for (const block of blocks.filter((b) => b.file !== undefined)) {
+  for (const block of files) {
     await mkdir(dirname(join(app, block.file as string)), { recursive: true });
     await writeFile(join(app, block.file as string), block.code);
   }
@@ -131,19 +157,50 @@ async function makeUserProject(dir: string): Promise<UserProject> {
   };
 }
 
-let folder: string | undefined;
 let project: Promise<UserProject> | undefined;
+let tutorial: Promise<UserProject> | undefined;
 
 /** The run's user project, made on first use (a pack and an install: a minute or two), then shared. */
 export function userProject(): Promise<UserProject> {
-  project ??= mkdtemp(join(tmpdir(), 'rxkube-user-')).then((dir) => {
-    folder = dir;
-    return makeUserProject(dir);
-  });
+  project ??= quickstartBlocks()
+    .then((blocks) => makeProject('my-controller', 'README.md', blocks, blocks.filter((b) => b.file !== undefined)))
+    .then((made) => {
+      // Its install (half a minute of unpacking) overlaps the tests that come before the tutorial's; a failure is the tutorial test's to report.
+      if (tutorialWanted) tutorialProject().catch(() => undefined);
+      return made;
+    });
   return project;
+}
+
+let tutorialWanted = false;
+
+/**
+ * Says, as a test file loads, that the run will use the tutorial's
+ * project: it is then made in the background as soon as the user project
+ * is (one install after the other, not both at once).
+ */
+export function wantTutorialProject(): void {
+  tutorialWanted = true;
+}
+
+/**
+ * The project of docs/tutorial.md, made on first use beside the user
+ * project, from the same tarball: the tutorial's install commands, the
+ * README quickstart's tsconfig.json (as the tutorial says), and the
+ * tutorial's files. `blocks` are the tutorial's code blocks.
+ */
+export function tutorialProject(): Promise<UserProject> {
+  tutorial ??= Promise.all([readFile(join(root, 'docs/tutorial.md'), 'utf8'), quickstartBlocks()]).then(([page, quickstart]) => {
+    const blocks = codeBlocks('docs/tutorial.md', page);
+    const tsconfig = quickstart.filter((b) => b.file === 'tsconfig.json');
+    if (tsconfig.length !== 1) throw new Error('the README quickstart has no tsconfig.json block for the tutorial to use');
+    return makeProject('webapp-operator', 'docs/tutorial.md', blocks, [...tsconfig, ...blocks.filter((b) => b.file !== undefined)]);
+  });
+  return tutorial;
 }
 
 // A root hook: registered once, as this module loads, and run after the last test of the run.
 after(async () => {
+  await tutorial?.catch(() => undefined); // an install still under way would write into the folder being removed
   if (folder !== undefined) await rm(folder, { recursive: true, force: true });
 });

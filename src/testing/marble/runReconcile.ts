@@ -13,9 +13,11 @@ import { MarbleInformers } from './marbleInformers.js';
 import { memoryClient, memoryClientInternals, type MemoryClient, type MemoryClientOptions } from '../memory/memoryClient.js';
 import { memoryRecorder, type MemoryRecorder, type RecordedEvent } from '../memory/memoryRecorder.js';
 import type { MemoryRequest } from '../memory/memoryRequest.js';
-import type { Pattern } from './patterns.js';
+import type { TriggerEntry } from '../../timeline.js';
+import { renderValue, type Pattern } from './patterns.js';
 import { expectTimeline, timelineRecorder, type Timeline, type TimelineView } from './timeline.js';
-import { eventsView, outcomesView, writesView } from './views.js';
+import { checkExpected, expectInOrder, expectNone, windowEnds, type TimeWindow } from './looseExpectations.js';
+import { eventsView, outcomesView, requestsView, triggersView, writesView } from './views.js';
 import { runVirtualTime, settle } from './virtualTime.js';
 
 /**
@@ -41,6 +43,18 @@ export interface RunReconcileOptions<T extends KubeObject>
   /** Fail after this many scheduled actions (default 100 000). */
   maxSteps?: number;
 }
+
+/**
+ * The timelines of a run that `expectInOrder` and `expectNone` read:
+ * `outcomes` (`'<key> <result>'`), `writes` and `requests` (reads too; both
+ * `'<verb> <resource> <key>[ <code> <reason>]'`), `events`
+ * (`'<type> <reason> <key>'`) and `triggers`, why each key ran
+ * (`'<key> via <for|owns|watches|resync|trigger> <delta> <resource> <objectKey>'`,
+ * or a pattern of a `TriggerEntry`: `{ key, cause: { via: 'owns' } }`).
+ */
+export type RunTimeline = 'outcomes' | 'writes' | 'requests' | 'events' | 'triggers';
+
+const runTimelines: readonly RunTimeline[] = ['outcomes', 'writes', 'requests', 'events', 'triggers'];
 
 /** A change someone else makes to the cluster, through a client of their own (`kubectl` as field manager). */
 export type ClusterChange = (kubectl: KubeClient) => unknown;
@@ -84,6 +98,17 @@ export interface ReconcileRunHelpers<T extends KubeObject> {
   expectWrites(marbles: string, values?: Readonly<Record<string, Pattern>>): void;
   /** The Events recorded; values are patterns or `'<type> <reason> <key>'` strings. */
   expectEvents(marbles: string, values?: Readonly<Record<string, Pattern>>): void;
+  /**
+   * Loose form: items of a timeline match `expected` one each, in that
+   * order, inside `window` if given, with anything else allowed around
+   * them. Unlike the marble diagrams it names no frame, so one more request
+   * in the reconcile does not break it. Items are patterns or the short
+   * strings of `RunTimeline`. On a mismatch it names the first item that is
+   * missing, out of order, or outside the window.
+   */
+  expectInOrder(timeline: RunTimeline, expected: readonly Pattern[], window?: TimeWindow): void;
+  /** Loose form: no item of a timeline inside `window` (default: the whole run) matches `pattern`. */
+  expectNone(timeline: RunTimeline, pattern: Pattern, window?: TimeWindow): void;
   /** Any Observable, subscribed when the run starts; values are patterns. */
   expectObservable<V>(observable: Observable<V>): { toBe(marbles: string, values?: Readonly<Record<string, Pattern>>, error?: unknown): void };
 }
@@ -259,6 +284,34 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
     items().map((value) => ({ frame: value.at, notification: { kind: 'N' as const, value } }));
 
   const outcomes = timelineRecorder<ReconcileOutcome>(now);
+  // Why each key ran, from the controller's timeline: read only when a test asks, as the live view would.
+  const triggers = timelineRecorder<TriggerEntry>(now);
+  let triggersRead = false;
+  const readTriggers = () => {
+    if (!triggersRead) starts.push(() => ctl.timeline.subscribe((e) => recording && e.type === 'trigger' && triggers.next(e)));
+    triggersRead = true;
+    return () => triggers.timeline;
+  };
+  const loose = <V>(timeline: () => Timeline<V>, view: TimelineView<V>) => ({
+    // The arguments are checked at once, so that a mistake in them fails before the run, not after it.
+    inOrder: (expected: readonly Pattern[], window?: TimeWindow) => {
+      checkExpected(expected, view.name);
+      windowEnds(window);
+      checks.push(() => expectInOrder(timeline(), expected, window, view));
+    },
+    none: (pattern: Pattern, window?: TimeWindow) => {
+      windowEnds(window);
+      checks.push(() => expectNone(timeline(), pattern, window, view));
+    },
+  });
+  const looseOn = (name: RunTimeline, method: string) => {
+    if (!runTimelines.includes(name)) throw new TypeError(`${method}: no timeline ${renderValue(name)}; a run has ${runTimelines.join(', ')}`);
+    if (name === 'outcomes') return loose(() => outcomes.timeline, outcomesView);
+    if (name === 'writes') return loose(timed(() => client.writes), writesView);
+    if (name === 'requests') return loose(timed(() => client.requests), requestsView);
+    if (name === 'events') return loose(timed(() => recorder.events), eventsView);
+    return loose(readTriggers(), triggersView);
+  };
   const helpers: ReconcileRunHelpers<T> = {
     scheduler,
     cold: (marbles, values, error) => coldMarbles(scheduler, marbles, values, error),
@@ -304,6 +357,8 @@ export async function runReconcile<T extends KubeObject = KubeObject>(
       checks.push(() => expectTimeline(outcomes.timeline, marbles, values, error, outcomesView));
     },
     expectWrites: expectOn(timed(() => client.writes), writesView),
+    expectInOrder: (timeline, expected, window) => looseOn(timeline, 'expectInOrder').inOrder(expected, window),
+    expectNone: (timeline, pattern, window) => looseOn(timeline, 'expectNone').none(pattern, window),
     expectEvents: expectOn(timed(() => recorder.events), eventsView),
     expectObservable<V>(observable: Observable<V>) {
       const seen = timelineRecorder<V>(now);

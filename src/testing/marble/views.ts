@@ -1,4 +1,5 @@
 import type { ReconcileOutcome } from '../../operators/reconcileByKey.js';
+import type { TriggerEntry } from '../../timeline.js';
 import { describeEvent, describeEventFully, type RecordedEvent } from '../memory/memoryRecorder.js';
 import { describeRequest, describeRequestFully, type MemoryRequest } from '../memory/memoryRequest.js';
 import type { TimelineView } from './timeline.js';
@@ -34,3 +35,21 @@ export const eventsView: TimelineView<RecordedEvent> = {
   short: describeEvent,
   full: describeEventFully,
 };
+
+/**
+ * Why a key ran, in one line, the form a string among the expected items
+ * of the `'triggers'` timeline is compared with: the key, then how the
+ * delta came to it and whose delta it was:
+ * `default/shop via owns Updated deployments.apps default/shop`.
+ */
+export function describeTrigger(t: TriggerEntry): string {
+  return `${t.key} via ${t.cause.via} ${t.cause.delta} ${t.cause.resource} ${t.cause.objectKey}`;
+}
+
+export const triggersView: TimelineView<TriggerEntry> = {
+  name: 'triggers',
+  short: describeTrigger,
+  full: (t) => `${describeTrigger(t)}${t.cause.initial === true ? ' (initial)' : ''}`,
+};
+
+export const requestsView: TimelineView<MemoryRequest> = { ...writesView, name: 'requests' };
