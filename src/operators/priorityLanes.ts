@@ -63,7 +63,7 @@ const KEPT_EMPTY_LANES = 16;
  * it then, each of them once.
  */
 export class PriorityLanes<E extends LaneEntry> {
-  readonly #msPerPoint: number;
+  readonly #aging: number;
   readonly #lanes = new Map<number, Lane<E>>();
   /** The lanes that hold keys, in no order. */
   #busy: Lane<E>[] = [];
@@ -72,7 +72,7 @@ export class PriorityLanes<E extends LaneEntry> {
 
   /** `aging`: ms a waiting key takes to gain 100 points of priority (0: arrival order alone). */
   constructor(aging: number) {
-    this.#msPerPoint = aging / 100;
+    this.#aging = aging;
   }
 
   /** Keys waiting, over all lanes. */
@@ -90,9 +90,13 @@ export class PriorityLanes<E extends LaneEntry> {
     return this.#busy.map((lane) => lane.priority);
   }
 
-  /** Lower runs sooner: the time it joined its lane, less its priority in ms of aging. */
+  /**
+   * Lower runs sooner: the time it joined its lane less its priority in ms
+   * of aging, times 100 (so that whole ms and priorities rank exactly, and
+   * what ties in arithmetic ties here).
+   */
   rank(e: LaneEntry): number {
-    return e.rankAt - e.priority * this.#msPerPoint;
+    return e.rankAt * 100 - e.priority * this.#aging;
   }
 
   /** `e` joins the end of the lane of `priority`, ranked from `now`. */
@@ -125,7 +129,7 @@ export class PriorityLanes<E extends LaneEntry> {
    * (undefined), as when it has already aged past what the trigger gives.
    */
   raise(e: E, priority: number, now: number): number | undefined {
-    if (priority <= e.priority || now - priority * this.#msPerPoint >= this.rank(e)) return undefined;
+    if (priority <= e.priority || now * 100 - priority * this.#aging >= this.rank(e)) return undefined;
     const from = e.priority;
     this.remove(e);
     this.push(e, priority, now);
