@@ -67,6 +67,8 @@ export class PriorityLanes<E extends LaneEntry> {
   readonly #lanes = new Map<number, Lane<E>>();
   /** The lanes that hold keys, in no order. */
   #busy: Lane<E>[] = [];
+  /** The lane last pushed to: most pushes go to the same one, and skip the Map. */
+  #last: Lane<E> | undefined = undefined;
   #size = 0;
   #seq = 0;
 
@@ -101,10 +103,14 @@ export class PriorityLanes<E extends LaneEntry> {
 
   /** `e` joins the end of the lane of `priority`, ranked from `now`. */
   push(e: E, priority: number, now: number): void {
-    let lane = this.#lanes.get(priority);
-    if (lane === undefined) {
-      lane = { priority, head: undefined, tail: undefined, size: 0 };
-      this.#lanes.set(priority, lane);
+    let lane = this.#last;
+    if (lane === undefined || lane.priority !== priority) {
+      lane = this.#lanes.get(priority);
+      if (lane === undefined) {
+        lane = { priority, head: undefined, tail: undefined, size: 0 };
+        this.#lanes.set(priority, lane);
+      }
+      this.#last = lane;
     }
     e.priority = priority;
     e.rankAt = now;
@@ -155,8 +161,16 @@ export class PriorityLanes<E extends LaneEntry> {
         }
       }
     }
+    // The head leaves its lane: no lookup, no back link to mend.
     const e = best.head as E;
-    this.remove(e);
+    const next = e.next;
+    best.head = next;
+    if (next === undefined) best.tail = undefined;
+    else next.prev = undefined;
+    e.next = undefined;
+    best.size--;
+    this.#size--;
+    if (best.size === 0) this.#idle(best);
     return e;
   }
 
@@ -176,6 +190,7 @@ export class PriorityLanes<E extends LaneEntry> {
   /** Forgets every lane (the entries' links are the caller's to drop). */
   clear(): void {
     this.#lanes.clear();
+    this.#last = undefined;
     this.#busy = [];
     this.#size = 0;
   }
@@ -216,6 +231,7 @@ export class PriorityLanes<E extends LaneEntry> {
     // Memory follows the lanes in use, not every priority ever seen.
     if (this.#lanes.size - busy.length > KEPT_EMPTY_LANES) {
       for (const [priority, l] of this.#lanes) if (l.size === 0) this.#lanes.delete(priority);
+      if (this.#last !== undefined && this.#last.size === 0) this.#last = undefined;
     }
   }
 }
