@@ -124,5 +124,6 @@ export type { DeltaType, KubeStatus, ListMarker, ObservedRequest, RequestObserve
 export type { ShardRange } from './util/shardHash.js';
 export type { ShardField } from './util/shardSelector.js';
 export type { ControllerTrigger, TriggerOption } from './controller/triggers.js';
+export type { PriorityOptions, TriggerKind } from './controller/priorities.js';
 export type { LiveViewServerOptions } from './sinks/metrics/liveView/liveViewServer.js';
 export type { TriggerParts, TriggerValue } from './controller/triggers.js';

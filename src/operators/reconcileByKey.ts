@@ -24,6 +24,7 @@ export { DEFAULT_AGING, LOW_PRIORITY, NORMAL_PRIORITY } from './priorityLanes.js
 
 /** A trigger that says how urgent it is: higher runs sooner (`NORMAL_PRIORITY` is 0, `LOW_PRIORITY` -100). */
 export interface PrioritizedKey {
+  /** The key to run (`namespace/name`, or `name` when cluster-scoped). */
   readonly key: ObjectKey;
   /** A finite number; a key without one is `NORMAL_PRIORITY`. */
   readonly priority: number;
