@@ -16,13 +16,20 @@
  *    `groupBy` releasing idle keys + `exhaustMap` (the composition the
  *    operator is not built from; it also drops triggers). Median of 5 rounds.
  *    Target: at least 500,000 keys/s through reconcileByKey.
+ *    And the same triggers carrying priorities (`{ key, priority }`, half
+ *    low, half normal, as `controller()` sends an initial list and changes):
+ *    what priorities cost on the path where no key waits.
  * 3. Memory: 100,000 distinct keys through a promise reconcile; the queue's
- *    state must be empty afterwards and the heap back where it was.
+ *    state must be empty afterwards and the heap back where it was. Then the
+ *    same 100,000 keys queued with priorities (every other one low, so two
+ *    lanes and every take compares their heads), against bare keys (one
+ *    lane), in 5 interleaved rounds: what priorities cost where keys wait.
+ *    Goal: at most 5 % (medians).
  *
  * Peak heap is sampled during each phase (heapUsed). Run: npm run bench:storm
  */
 import { Observable, exhaustMap, from, groupBy, lastValueFrom, mergeMap, of } from 'rxjs';
-import { silentLogger, reconcileByKey } from 'rxkube';
+import { LOW_PRIORITY, NORMAL_PRIORITY, silentLogger, reconcileByKey, type KeyTrigger } from 'rxkube';
 import { type WorkqueueInspector } from '../src/operators/reconcileByKey.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -94,12 +101,43 @@ async function storm(): Promise<void> {
 
 type Contender = (keys: readonly string[], noop: (key: string) => void) => number;
 
+/** One trigger object per key and priority, made once: what a controller's wiring would send, without the bench's allocations. */
+const prioritized = new Map<string, readonly [KeyTrigger, KeyTrigger]>();
+const withPriorities = (keys: readonly string[]): KeyTrigger[] =>
+  keys.map((key, i) => {
+    let pair = prioritized.get(key);
+    if (pair === undefined) prioritized.set(key, (pair = [{ key, priority: LOW_PRIORITY }, { key, priority: NORMAL_PRIORITY }]));
+    return pair[i & 1] as KeyTrigger;
+  });
+const prioritizedKeys = new Map<readonly string[], KeyTrigger[]>();
+
 const contenders: [string, Contender][] = [
   [
     'reconcileByKey',
     (keys, noop) => {
       let n = 0;
       from(keys)
+        .pipe(
+          reconcileByKey(
+            (key) => {
+              noop(key);
+            },
+            { concurrency: 4, logger: silentLogger },
+          ),
+        )
+        .subscribe(() => {
+          if ((++n & 0xffff) === 0) sampleHeap();
+        });
+      return n;
+    },
+  ],
+  [
+    'with priorities',
+    (keys, noop) => {
+      let triggers = prioritizedKeys.get(keys);
+      if (triggers === undefined) prioritizedKeys.set(keys, (triggers = withPriorities(keys)));
+      let n = 0;
+      from(triggers)
         .pipe(
           reconcileByKey(
             (key) => {
@@ -190,6 +228,7 @@ function throughput(): void {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       sampleHeap();
       if (name === 'reconcileByKey') peakOfOperator = Math.max(peakOfOperator, peakHeap);
+      if (name === 'with priorities') peakHeap = 0;
       if (n !== triggers) throw new Error(`${name} produced ${n} outcomes for ${triggers} triggers`);
       perSecond.set(name, [...(perSecond.get(name) ?? []), triggers / seconds]);
     }
@@ -199,7 +238,12 @@ function throughput(): void {
   console.log(`throughput: ${fmt(triggers)} triggers over 100 keys, no-op reconcile, concurrency 4 (median of ${rounds})`);
   for (const [name] of contenders) {
     const theirs = median(perSecond.get(name) ?? []);
-    const ratio = name === 'reconcileByKey' ? '' : `reconcileByKey at ${fmt(ours / theirs, 2)}× its rate`;
+    const ratio =
+      name === 'reconcileByKey'
+        ? ''
+        : name === 'with priorities'
+          ? `costs ${fmt((ours / theirs - 1) * 100, 1)} % against bare keys (each trigger a { key, priority } object)`
+          : `reconcileByKey at ${fmt(ours / theirs, 2)}× its rate`;
     console.log(`  ${name.padEnd(20)} ${rate(theirs).padStart(8)} keys/s   ${ratio}`);
   }
   console.log(`  target ≥ 500 k keys/s through reconcileByKey: ${ours >= 500_000 ? 'met' : 'NOT met'}`);
@@ -215,7 +259,7 @@ async function distinctKeys(): Promise<void> {
   let peakKeys = 0;
   const start = performance.now();
   await lastValueFrom(
-    from(keys).pipe(
+    from(keys as KeyTrigger[]).pipe(
       reconcileByKey(
         async () => {
           peakKeys = Math.max(peakKeys, inspector?.keys ?? 0);
@@ -235,6 +279,39 @@ async function distinctKeys(): Promise<void> {
   console.log(`  heap: peak ${fmt((peak - base) / MB, 1)} MB above the start, after gc ${fmt((after - base) / MB, 1)} MB`);
 }
 
+/** 100,000 distinct keys queued at once and drained by a promise reconcile: keys/s. */
+async function drain(triggers: readonly KeyTrigger[]): Promise<number> {
+  gc?.();
+  let runs = 0;
+  const start = process.hrtime.bigint();
+  await lastValueFrom(from(triggers).pipe(reconcileByKey(async () => void runs++, { concurrency: 4, logger: silentLogger })));
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (runs !== triggers.length) throw new Error(`drained ${runs} of ${triggers.length} keys`);
+  return triggers.length / seconds;
+}
+
+async function queuedWithPriorities(): Promise<void> {
+  const n = 100_000;
+  const keys = Array.from({ length: n }, (_, i) => `ns/object-${i}`);
+  const triggers = withPriorities(keys);
+  await drain(keys.slice(0, 10_000));
+  await drain(triggers.slice(0, 10_000));
+  const rounds = 5;
+  const bare: number[] = [];
+  const prioritizedRates: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    bare.push(await drain(keys));
+    prioritizedRates.push(await drain(triggers));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  const [a, b] = [median(bare), median(prioritizedRates)];
+  const cost = (a / b - 1) * 100;
+  console.log(`queued: ${fmt(n)} distinct keys queued at once, promise reconcile, concurrency 4 (median of ${rounds} interleaved rounds)`);
+  console.log(`  bare keys (one lane)        ${rate(a).padStart(8)} keys/s`);
+  console.log(`  with priorities (two lanes) ${rate(b).padStart(8)} keys/s   costs ${fmt(cost, 1)} %; goal ≤ 5 %: ${cost <= 5 ? 'met' : 'NOT met'}`);
+}
+
 await storm();
 throughput();
 await distinctKeys();
+await queuedWithPriorities();

@@ -33,6 +33,7 @@ export { and, annotationsChanged, filterDeltas, generationChanged, labelsChanged
 export { mapToKeys, mapToOwners } from './operators/owners.js';
 export { resync } from './operators/resync.js';
 export { reconcileByKey, type ReconcileOutcome } from './operators/reconcileByKey.js';
+export { DEFAULT_AGING, LOW_PRIORITY, NORMAL_PRIORITY } from './operators/priorityLanes.js';
 export { ReconcileTimeoutError, TerminalError } from './operators/reconciler.js';
 export type { ReconcileContext, ReconcileResult, Reconciler } from './operators/reconciler.js';
 export {
@@ -86,7 +87,7 @@ export type { LogFn } from './logger.js';
 export type { DeltasOptions } from './operators/deltas.js';
 export type { ReconcileOutcomeResult } from './operators/keyQueue.js';
 export type { KeysOf, OwnerKind } from './operators/owners.js';
-export type { ReconcileOptions, WorkqueueInspector } from './operators/reconcileByKey.js';
+export type { KeyTrigger, PrioritizedKey, ReconcileOptions, WorkqueueInspector } from './operators/reconcileByKey.js';
 export type { ResyncOptions } from './operators/resync.js';
 export type { DelayReason, WorkqueueObserver } from './operators/workqueueObserver.js';
 export type { RequestDescription } from './sinks/client/errors.js';
@@ -123,5 +124,6 @@ export type { DeltaType, KubeStatus, ListMarker, ObservedRequest, RequestObserve
 export type { ShardRange } from './util/shardHash.js';
 export type { ShardField } from './util/shardSelector.js';
 export type { ControllerTrigger, TriggerOption } from './controller/triggers.js';
+export type { PriorityOptions, TriggerKind } from './controller/priorities.js';
 export type { LiveViewServerOptions } from './sinks/metrics/liveView/liveViewServer.js';
 export type { TriggerParts, TriggerValue } from './controller/triggers.js';

@@ -33,6 +33,7 @@ import { shardGate, shardRangesTo, validateSharding, type ShardGate, type Shardi
 import type { ShardSelection } from '../sources/sourceShard.js';
 import type { ShardState } from '../sinks/leader/shardMembership.js';
 import type { TriggerOption } from './triggers.js';
+import type { PriorityOptions } from './priorities.js';
 import { reconcileContext, wire } from './wiring.js';
 
 /** A resource a controller watches: where it lives, and what kind its objects are. */
@@ -63,6 +64,12 @@ export interface WatchedResource extends ResourceRef {
   /** Extra indexes on its store. */
   indexers?: Indexers;
   /**
+   * The priority of the keys its changes trigger (default
+   * `NORMAL_PRIORITY`); its initial list and unchanged objects take
+   * `priority.initial` and `priority.resync` of the controller.
+   */
+  priority?: number;
+  /**
    * Watch only the objects' metadata (`PartialObjectMetadata`, as
    * controller-runtime's `OnlyMetadata`): its store holds `{ apiVersion:
    * 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata }`, enough
@@ -77,6 +84,8 @@ export interface ExtraWatch {
   resource: WatchedResource;
   /** The primary keys a change concerns (none, one or several). */
   map: (delta: Delta, stores: ControllerStores) => KeysOf;
+  /** The priority of the keys its changes trigger (default: `resource.priority`, else `NORMAL_PRIORITY`). */
+  priority?: number;
 }
 
 /** Every store of a controller, by resource name (`deployments.apps`, `configmaps`). */
@@ -156,6 +165,14 @@ export interface ControllerOptions<T extends KubeObject> {
   permissions?: readonly ControllerPermission[];
   /** Reconciles in flight at most (default 1). */
   concurrency?: number;
+  /**
+   * How waiting keys are ordered (docs/priority.md): by default the keys of
+   * initial lists and resyncs at `LOW_PRIORITY`, changes and `triggers` at
+   * `NORMAL_PRIORITY`, with aging so that a low key waits at most one
+   * minute plus the time to drain what was ahead of it. `{ aging: 0 }`:
+   * plain arrival order.
+   */
+  priority?: PriorityOptions;
   /** Filters updates of the primary resource (creates and deletes always pass). */
   predicates?: Predicate<T>;
   /** The delays of retries (default `defaultControllerRateLimiter()`: per key 5 ms doubling to 1000 s, overall 10/s). */
@@ -339,7 +356,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     const reconcile = (key: ObjectKey, ctx: ReconcileContext) =>
       options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, own), logger, scheduler }));
     const gracePeriod = options.gracePeriod ?? 30_000;
-    gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod,
+    gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod, handoff: wiring.initialTrigger,
       ...(cachedRanges !== undefined && options.sharding !== undefined ? { onRanges: shardRangesTo(cachedRanges, options.sharding.by) } : {}) });
     const run = reconcileWhileLeading({
       name: options.name,
@@ -383,6 +400,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
         ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
         ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
         ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
+        ...(options.priority?.aging !== undefined ? { aging: options.priority.aging } : {}),
       },
     });
 

@@ -3,6 +3,7 @@ import type { Registry } from 'prom-client';
 import { filter, from, fromEvent, lastValueFrom, map, merge, type Observable, type ObservableInput, type SchedulerLike, Subject, takeUntil } from 'rxjs';
 import type { Logger } from '../logger.js';
 import { isObservableInput, type Reconciler, type ReconcileResult } from '../operators/reconciler.js';
+import type { KeyTrigger } from '../operators/reconcileByKey.js';
 import type { LeaderState } from '../sinks/leader/leaderElection.js';
 import { shardLeaseClient, type ShardLeaseClient } from '../sinks/leader/shardLeaseClient.js';
 import { shardMembership, type ShardState } from '../sinks/leader/shardMembership.js';
@@ -69,7 +70,7 @@ export interface ShardGate {
   /** The membership, as the leadership `reconcileWhileLeading` waits on: always leading, slots gating the keys. */
   membership(stop: Observable<void>): Observable<LeaderState>;
   /** Only keys of active slots, plus every stored key of a slot as it is gained. */
-  triggers(input: Observable<ObjectKey>): Observable<ObjectKey>;
+  triggers(input: Observable<KeyTrigger>): Observable<KeyTrigger>;
   /** Starts a run only in an active slot; counts runs in flight per slot; aborts them when their slot goes. */
   reconcile(inner: Reconciler): Reconciler;
   /** The last state the membership emitted. */
@@ -91,6 +92,8 @@ interface GateParts<T extends KubeObject> {
   gracePeriod: number;
   /** Told the hash ranges this replica caches (active and draining slots) whenever they change. */
   onRanges?: (ranges: HashRange[]) => void;
+  /** The trigger of a key of a slot just gained: an initial list of the slot (default: the bare key). */
+  handoff?: (key: ObjectKey) => KeyTrigger;
 }
 
 /** Throws a `TypeError` naming what is wrong with `sharding`. */
@@ -114,7 +117,7 @@ async function settle(result: ReturnType<Reconciler>, signal: AbortSignal): Prom
 
 /** The sharding of one controller run; see `ShardingOptions`. */
 export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate {
-  const { options, store, logger } = parts;
+  const { options, store, logger, handoff } = parts;
   const slots = options.slots ?? defaultShardSlots;
   const rememberedUids = 10_000;
   const metrics = shardMetrics(parts.registry, parts.controller);
@@ -204,8 +207,9 @@ export function shardGate<T extends KubeObject>(parts: GateParts<T>): ShardGate 
       ),
     triggers: (input) =>
       merge(
-        input.pipe(filter((key) => owns(slotOf(key)))),
-        gained,
+        input.pipe(filter((trigger) => owns(slotOf(typeof trigger === 'string' ? trigger : trigger.key)))),
+        // A slot handed over is an initial list of its keys.
+        handoff === undefined ? gained : gained.pipe(map(handoff)),
       ),
     reconcile: (inner) => async (key, ctx) => {
       const slot = slotOf(key);

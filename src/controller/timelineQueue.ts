@@ -13,6 +13,7 @@ export function timelineObserver(hub: TimelineHub, inner: WorkqueueObserver): Wo
   return {
     added: (key) => inner.added?.(key),
     depth: (n) => inner.depth?.(n),
+    priorityDepth: (priority, n) => inner.priorityDepth?.(priority, n),
     finished: (key, workMs) => inner.finished?.(key, workMs),
     retried: (key) => inner.retried?.(key),
     activeWorkers: (n) => inner.activeWorkers?.(n),

@@ -1,5 +1,7 @@
 import { catchError, defer, filter, isObservable, map, throwError, type Observable, type SchedulerLike } from 'rxjs';
 import { periodicKeys } from '../operators/periodicKeys.js';
+import { LOW_PRIORITY } from '../operators/priorityLanes.js';
+import type { KeyTrigger } from '../operators/reconcileByKey.js';
 import type { Lister } from '../store/store.js';
 import { isDelta, objectKey, type Delta, type KubeObject, type ObjectKey } from '../types.js';
 import type { Informer } from '../informers/informerFactory.js';
@@ -31,6 +33,8 @@ export interface ControllerTrigger<T extends KubeObject = KubeObject> {
   readonly name: string;
   /** The keys, or objects standing for them. */
   readonly keys: Observable<TriggerValue> | ((parts: TriggerParts<T>) => Observable<TriggerValue>);
+  /** The priority of its keys in the queue (default `NORMAL_PRIORITY`; `perObjectTimer` takes `LOW_PRIORITY`, as a resync). */
+  readonly priority?: number;
 }
 
 /** A trigger failed (its Observable errored, or it emitted something that is no key): the controller fails with this. */
@@ -52,13 +56,15 @@ export class TriggerError extends Error {
  * scheduler: ten thousand objects make no storm. An object's timer stops
  * when it is deleted. Unlike `resyncPeriod`, it concerns the primary
  * objects only and shows in the timeline as this trigger (`name`, default
- * `every <intervalMs>ms`).
+ * `every <intervalMs>ms`). Its keys wait at `LOW_PRIORITY` by default, as a
+ * resync's do: a change of the cluster goes first.
  */
-export function perObjectTimer<T extends KubeObject = KubeObject>(intervalMs: number, options: { name?: string } = {}): ControllerTrigger<T> {
+export function perObjectTimer<T extends KubeObject = KubeObject>(intervalMs: number, options: { name?: string; priority?: number } = {}): ControllerTrigger<T> {
   // Checked here, where the caller is, not at the first subscription.
   periodicKeys(intervalMs);
   return {
     name: options.name ?? `every ${intervalMs}ms`,
+    priority: options.priority ?? LOW_PRIORITY,
     keys: ({ changes, scheduler }) => changes.pipe(periodicKeys(intervalMs, { scheduler })),
   };
 }
@@ -72,11 +78,14 @@ export function normalizeTriggers<T extends KubeObject>(controller: string, trig
   if (!Array.isArray(triggers)) throw new TypeError(`controller "${controller}": triggers must be an array`);
   return triggers.map((trigger, i) => {
     if (isObservable(trigger)) return { name: `triggers[${i}]`, keys: trigger as Observable<TriggerValue> };
-    const { name, keys } = (trigger ?? {}) as Partial<ControllerTrigger<T>>;
+    const { name, keys, priority } = (trigger ?? {}) as Partial<ControllerTrigger<T>>;
     if (typeof name !== 'string' || name === '' || !(isObservable(keys) || typeof keys === 'function')) {
       throw new TypeError(`controller "${controller}": triggers[${i}] needs a non-empty name and keys (an Observable, or a function that returns one)`);
     }
-    return { name, keys };
+    if (priority !== undefined && !(typeof priority === 'number' && Number.isFinite(priority))) {
+      throw new TypeError(`controller "${controller}": triggers[${i}] ("${name}") has priority ${String(priority)}; it must be a finite number`);
+    }
+    return priority === undefined ? { name, keys } : { name, keys, priority };
   });
 }
 
@@ -100,8 +109,8 @@ export function triggerSource<T extends KubeObject>(
   trigger: ControllerTrigger<T>,
   primary: Informer<T>,
   scheduler: SchedulerLike,
-  keys: (values: Observable<TriggerValue>) => Observable<ObjectKey>,
-): Observable<ObjectKey> {
+  keys: (values: Observable<TriggerValue>) => Observable<KeyTrigger>,
+): Observable<KeyTrigger> {
   return defer(() => {
     const values =
       typeof trigger.keys === 'function'

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { mapToKeys, mapToOwners } from '../operators/owners.js';
 import { filterDeltas } from '../operators/predicates.js';
 import type { ReconcileContext } from '../operators/reconciler.js';
+import type { KeyTrigger } from '../operators/reconcileByKey.js';
 import type { KubeClient } from '../sinks/client/kubeClient.js';
 import type { EventRecorder } from '../sinks/events/eventRecorder.js';
 import type { Indexers } from '../store/indexFunctions.js';
@@ -11,6 +12,7 @@ import type { StoreEvent } from '../store/indexer.js';
 import type { TriggerCause } from '../timeline.js';
 import { isDelta, resourceName, splitKey, type Delta, type KubeObject, type ObjectKey } from '../types.js';
 import type { ControllerContext, ControllerOptions, ControllerStores, WatchedResource } from './controller.js';
+import { prioritize, withPriority } from './priorities.js';
 import { keyOfTriggerValue, normalizeTriggers, triggerSource, type TriggerValue } from './triggers.js';
 
 /**
@@ -32,8 +34,12 @@ export interface Wiring<T extends KubeObject> {
    * Every change that concerns a primary key, as that key. Subscribed anew
    * each time the replica starts leading: the informers replay their state
    * to a new subscriber, so every key comes through once, then the changes.
+   * Each with its priority (`options.priority`): the replayed keys at
+   * `initial`, unchanged objects at `resync`, changes at their source's.
    */
-  readonly triggers: Observable<ObjectKey>;
+  readonly triggers: Observable<KeyTrigger>;
+  /** The trigger of a key that comes as an initial list would (a sharding handoff), at `priority.initial`. */
+  initialTrigger(key: ObjectKey): KeyTrigger;
 }
 
 function selectors(resource: WatchedResource): Pick<WatchedResource, 'labelSelector' | 'fieldSelector' | 'shardSelector'> {
@@ -175,41 +181,63 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
   const ownerKind = { group: options.for.group ?? '', kind: options.for.kind };
   const primaryName = resourceName(options.for);
   const scheduler = options.scheduler ?? asyncScheduler;
+  const priority = prioritize(options.name, options.priority);
   const external = normalizeTriggers(options.name, options.triggers).map((trigger) =>
     triggerSource(trigger, primary, scheduler, (values: Observable<TriggerValue>) =>
-      trace === undefined
+      (trace === undefined
         ? values.pipe(map(keyOfTriggerValue))
-        : values.pipe(triggerKeys(trace, keyOfTriggerValue, (_value, key) => trace.externalTrigger(key, trigger.name))),
+        : values.pipe(triggerKeys(trace, keyOfTriggerValue, (_value, key) => trace.externalTrigger(key, trigger.name)))
+      ).pipe(map((key) => priority.key(key, trigger.priority, 'trigger'))),
     ),
   );
   const primaryChanges = primary.events.pipe(
     options.predicates ? filterDeltas<T>(options.predicates) : (source: Observable<StoreEvent<T>>) => source,
     filter(isDelta),
-    trace === undefined
-      ? map((delta) => delta.key)
-      : triggerKeys(
-          trace,
-          (delta: Delta<T>) => delta.key,
-          (delta, key) => trace.trigger(key, delta.type === 'Sync' && delta.object === delta.old ? 'resync' : 'for', primaryName, delta),
-        ),
+    withPriority(
+      (deltas: Observable<Delta<T>>) =>
+        trace === undefined
+          ? deltas.pipe(map((delta) => delta.key))
+          : deltas.pipe(
+              triggerKeys(
+                trace,
+                (delta: Delta<T>) => delta.key,
+                (delta, key) => trace.trigger(key, delta.type === 'Sync' && delta.object === delta.old ? 'resync' : 'for', primaryName, delta),
+              ),
+            ),
+      (delta, key) => priority.delta(delta, key, options.for.priority),
+    ),
   );
   return {
     primary,
     all,
+    initialTrigger: (key) => priority.key(key, undefined, 'initial'),
     stores,
     synced,
     problems: () => all.flatMap(({ resource, informer }) => problemOf(resource, informer) ?? []),
     whenSynced: merge(...all.map(({ informer }) => informer.events)).pipe(startWith(null), map(synced), first(Boolean)),
     triggers: merge(
       primaryChanges,
-      ...owned.map(({ resource, informer }) => traced(informer.events, mapToOwners(ownerKind), trace, 'owns', resourceName(resource))),
+      ...owned.map(({ resource, informer }) =>
+        informer.events.pipe(
+          withPriority(
+            (events) => traced(events, mapToOwners(ownerKind), trace, 'owns', resourceName(resource)),
+            (event, key) => priority.delta(event, key, resource.priority),
+          ),
+        ),
+      ),
       ...watched.map(({ watch, informer }, i) =>
-        traced(
-          informer.events,
-          mapToKeys(named(`watches[${i}].map (${resourceName(watch.resource)})`, (delta) => watch.map(delta, stores))),
-          trace,
-          'watches',
-          resourceName(watch.resource),
+        informer.events.pipe(
+          withPriority(
+            (events) =>
+              traced(
+                events,
+                mapToKeys(named(`watches[${i}].map (${resourceName(watch.resource)})`, (delta) => watch.map(delta, stores))),
+                trace,
+                'watches',
+                resourceName(watch.resource),
+              ),
+            (event, key) => priority.delta(event, key, watch.priority ?? watch.resource.priority),
+          ),
         ),
       ),
       ...external,

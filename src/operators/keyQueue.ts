@@ -1,5 +1,6 @@
 import type { ObjectKey } from '../types.js';
 import { ChurnMap } from '../util/churnMap.js';
+import { DEFAULT_AGING, NORMAL_PRIORITY, PriorityLanes, type LaneEntry } from './priorityLanes.js';
 
 /**
  * How one run ended:
@@ -59,25 +60,55 @@ export interface KeyEntry<R, T> {
   run: R | undefined;
   /** The shell's timer: the delay while delayed, the timeout while running. Set with `arm`, taken back with `disarm`. */
   readonly timer: T | undefined;
+  /**
+   * The priority of its pending run (waiting, delayed) or of its run
+   * (running): the highest of the triggers that asked for it, and a rerun
+   * the run asks for itself (a retry, a requeue) keeps the run's.
+   */
+  readonly priority: number;
+  /**
+   * Set when `trigger` returns a waiting entry that was waiting already:
+   * the trigger's higher priority moved it up, out of the lane of this
+   * priority. Undefined otherwise.
+   */
+  readonly moved: number | undefined;
 }
 
-interface Entry<R, T> extends KeyEntry<R, T> {
+interface Entry<R, T> extends KeyEntry<R, T>, LaneEntry {
   phase: Phase;
   dirty: boolean;
   attempt: number;
   since: number;
   waited: number;
-  /** The next waiting key, while this one waits. */
-  next: Entry<R, T> | undefined;
   timer: T | undefined;
+  priority: number;
+  /** While dirty: the highest priority of the triggers during the run. */
+  dirtyPriority: number;
+  moved: number | undefined;
 }
 
 /**
  * An object literal, not a class instance: with class fields, the queue of
  * 100,000 distinct keys in `npm run bench:storm` drained 2.5 times slower.
  */
-function newEntry<R, T>(key: ObjectKey, now: number): Entry<R, T> {
-  return { key, phase: 'waiting', dirty: false, attempt: 0, since: now, waited: 0, next: undefined, run: undefined, timer: undefined };
+function newEntry<R, T>(key: ObjectKey, now: number, priority: number): Entry<R, T> {
+  return {
+    key,
+    phase: 'waiting',
+    dirty: false,
+    attempt: 0,
+    since: now,
+    waited: 0,
+    next: undefined,
+    prev: undefined,
+    run: undefined,
+    timer: undefined,
+    priority,
+    dirtyPriority: priority,
+    rankAt: now,
+    seq: 0,
+    moved: undefined,
+  };
 }
 
 export interface KeyQueueOptions {
@@ -87,6 +118,11 @@ export interface KeyQueueOptions {
   maxRetries?: number;
   /** Whether running keys carry a timeout timer (only used to check invariants). */
   timeouts?: boolean;
+  /**
+   * Ms a waiting key takes to gain 100 points of priority (see
+   * `PriorityLanes`; default `DEFAULT_AGING`, 0 for arrival order alone).
+   */
+  aging?: number;
 }
 
 /**
@@ -103,9 +139,10 @@ export interface KeyQueueOptions {
  * after every step):
  * - A key has an entry only while it is waiting, running or delayed; an idle
  *   key has none (memory follows the active keys, not the keys ever seen).
- * - The FIFO (`head` … `tail` through `next`) holds exactly the waiting
- *   entries, each once, in the order they became waiting; `next` is set only
- *   on a waiting entry that is not the tail.
+ * - The lanes (`PriorityLanes`, one FIFO per priority) hold exactly the
+ *   waiting entries, each once, in the lane of its `priority`, in the order
+ *   they joined it; `next` and `prev` are set only on waiting entries;
+ *   `moved` only on waiting ones.
  * - `waiting`, `running` and `delayed` equal the number of entries in each
  *   phase, and `running ≤ concurrency`.
  * - `dirty` is set only on a running entry; `run` only on a running entry.
@@ -119,9 +156,7 @@ export class KeyQueue<R, T> {
   readonly maxRetries: number | undefined;
   readonly #timeouts: boolean;
   readonly #entries = new ChurnMap<Entry<R, T>>();
-  #head: Entry<R, T> | undefined = undefined;
-  #tail: Entry<R, T> | undefined = undefined;
-  #waiting = 0;
+  readonly #lanes: PriorityLanes<Entry<R, T>>;
   #running = 0;
   #delayed = 0;
   #mode: QueueMode = 'open';
@@ -130,6 +165,7 @@ export class KeyQueue<R, T> {
     this.concurrency = options.concurrency;
     this.maxRetries = options.maxRetries;
     this.#timeouts = options.timeouts ?? false;
+    this.#lanes = new PriorityLanes(options.aging ?? DEFAULT_AGING);
   }
 
   /** Keys with state: waiting, running or delayed. */
@@ -137,7 +173,15 @@ export class KeyQueue<R, T> {
     return this.#entries.size;
   }
   get waiting(): number {
-    return this.#waiting;
+    return this.#lanes.size;
+  }
+  /** Keys waiting at `priority`. */
+  waitingAt(priority: number): number {
+    return this.#lanes.sizeAt(priority);
+  }
+  /** The priorities at which keys wait. */
+  waitingPriorities(): number[] {
+    return this.#lanes.priorities();
   }
   get running(): number {
     return this.#running;
@@ -158,24 +202,28 @@ export class KeyQueue<R, T> {
   }
 
   /**
-   * A trigger of `key`. Returns the entry when the queue changed or the
-   * shell has to act, else `undefined` (the trigger coalesced into a
-   * pending run, or the queue no longer reads its input):
+   * A trigger of `key` at `priority`. Returns the entry when the queue
+   * changed or the shell has to act, else `undefined` (the trigger
+   * coalesced into a pending run, or the queue no longer reads its input):
    * - `running`, not `dirty`: the key was idle and found a free worker with
    *   no key waiting ahead of it: the shell starts its run now. Only when
    *   `mayStart` (the shell is not in the middle of starting runs already).
-   * - `waiting`: the key was idle and entered the queue.
+   * - `waiting`, `moved` undefined: the key was idle and entered the queue.
+   * - `waiting`, `moved` set: it was waiting, and this trigger's priority
+   *   ranks it sooner than its wait so far did: it moved to the end of the
+   *   lane of this priority, out of the lane `moved` names.
    * - `running`, `dirty`: it was running and is now marked to run once more.
    * - `delayed`: it is waiting out a delay, unchanged: the earliest pending
    *   run wins, so the shell cancels the timer and calls `wake` now.
+   * A pending run's priority is the highest of the triggers that asked for it.
    */
-  trigger(key: ObjectKey, now: number, mayStart: boolean): KeyEntry<R, T> | undefined {
+  trigger(key: ObjectKey, now: number, mayStart: boolean, priority: number = NORMAL_PRIORITY): KeyEntry<R, T> | undefined {
     if (this.#mode !== 'open') return undefined;
     const e = this.#entries.get(key);
     if (e === undefined) {
-      const fresh = newEntry<R, T>(key, now);
+      const fresh = newEntry<R, T>(key, now, priority);
       this.#entries.set(key, fresh);
-      if (mayStart && this.#head === undefined && this.#running < this.concurrency) {
+      if (mayStart && this.#lanes.size === 0 && this.#running < this.concurrency) {
         fresh.phase = 'running';
         this.#running++;
       } else {
@@ -185,19 +233,28 @@ export class KeyQueue<R, T> {
     }
     switch (e.phase) {
       case 'running':
-        if (e.dirty) return undefined;
+        if (e.dirty) {
+          if (priority > e.dirtyPriority) e.dirtyPriority = priority;
+          return undefined;
+        }
         e.dirty = true;
+        e.dirtyPriority = priority;
         return e;
       case 'delayed':
+        if (priority > e.priority) e.priority = priority;
         return e;
-      case 'waiting':
-        return undefined;
+      case 'waiting': {
+        const from = this.#lanes.raise(e, priority, now);
+        if (from === undefined) return undefined;
+        e.moved = from;
+        return e;
+      }
     }
   }
 
   /**
    * The delay of a key is over (its timer fired, or a trigger came first):
-   * it joins the end of the queue. Does nothing unless the key is delayed.
+   * it joins the end of the lane of its priority. Does nothing unless the key is delayed.
    * Returns the timer it held, for the shell to cancel if it has not fired.
    */
   wake(entry: KeyEntry<R, T>, now: number): T | undefined {
@@ -216,12 +273,10 @@ export class KeyQueue<R, T> {
    * run (and arms its timeout).
    */
   take(now: number): KeyEntry<R, T> | undefined {
-    const e = this.#head;
-    if (e === undefined || this.#running >= this.concurrency) return undefined;
-    this.#head = e.next;
-    if (this.#head === undefined) this.#tail = undefined;
-    e.next = undefined;
-    this.#waiting--;
+    if (this.#running >= this.concurrency) return undefined;
+    const e = this.#lanes.pop();
+    if (e === undefined) return undefined;
+    e.moved = undefined;
     e.phase = 'running';
     e.waited = now - e.since;
     e.since = now;
@@ -267,7 +322,11 @@ export class KeyQueue<R, T> {
    * The run of a key ended with `result` (from `judge`); `delay` is the ms
    * after which it asked to run again (the rate limiter's answer, or its
    * `requeueAfter`), or < 0 for no rerun. Where the key goes: see `AfterRun`.
-   * A trigger during the run beats any delay: the key waits for a worker now.
+   * A trigger during the run beats any delay: the key waits for a worker now,
+   * at the priority of the triggers during the run (or the run's own, if
+   * that is higher and the run asked for a rerun). A rerun the run asks for
+   * itself keeps the run's priority, as controller-runtime's controller
+   * retains a key's priority when it requeues it.
    * The shell has taken back the run's timeout (`disarm`) first.
    */
   finish(entry: KeyEntry<R, T>, now: number, result: ReconcileOutcomeResult, delay: number): AfterRun {
@@ -278,6 +337,7 @@ export class KeyQueue<R, T> {
     e.attempt = result === 'error' || result === 'requeue' ? e.attempt + 1 : 0;
     if (e.dirty) {
       e.dirty = false;
+      if (delay < 0 || e.dirtyPriority > e.priority) e.priority = e.dirtyPriority;
       this.#enqueue(e, now);
       return 'again';
     }
@@ -316,7 +376,6 @@ export class KeyQueue<R, T> {
   stop(): KeyEntry<R, T>[] {
     this.#mode = 'stopping';
     for (const e of this.#entries.values()) e.dirty = false;
-    this.#head = this.#tail = undefined;
     return this.#drop((e) => e.phase !== 'running');
   }
 
@@ -324,8 +383,9 @@ export class KeyQueue<R, T> {
   clear(): KeyEntry<R, T>[] {
     const all = [...this.#entries.values()];
     this.#entries.clear();
-    this.#head = this.#tail = undefined;
-    this.#waiting = this.#running = this.#delayed = 0;
+    this.#lanes.clear();
+    for (const e of all) e.next = e.prev = undefined;
+    this.#running = this.#delayed = 0;
     return all;
   }
 
@@ -334,56 +394,54 @@ export class KeyQueue<R, T> {
     const fail = (what: string): never => {
       throw new Error(`KeyQueue invariant broken: ${what}`);
     };
+    this.#lanes.check(fail);
     const inFifo = new Set<Entry<R, T>>();
-    let last: Entry<R, T> | undefined;
-    for (let e = this.#head; e !== undefined; e = e.next) {
-      if (inFifo.has(e)) fail(`"${e.key}" is twice in the FIFO`);
+    for (const e of this.#lanes.entries()) {
+      if (inFifo.has(e)) fail(`"${e.key}" is twice in the lanes`);
       inFifo.add(e);
-      if (e.phase !== 'waiting') fail(`"${e.key}" is in the FIFO while ${e.phase}`);
-      if (this.#entries.get(e.key) !== e) fail(`"${e.key}" is in the FIFO but not in the map`);
-      last = e;
+      if (e.phase !== 'waiting') fail(`"${e.key}" is in the lanes while ${e.phase}`);
+      if (this.#entries.get(e.key) !== e) fail(`"${e.key}" is in the lanes but not in the map`);
     }
-    if (last !== this.#tail) fail('the tail is not the last entry of the FIFO');
     const counts = { waiting: 0, running: 0, delayed: 0 };
     for (const e of this.#entries.values()) {
       const key = e.key;
       if (this.#entries.get(key) !== e) fail(`the entry of "${key}" is not under its key`);
       counts[e.phase]++;
       if (e.phase === 'waiting' && !inFifo.has(e)) fail(`"${key}" waits outside the FIFO`);
-      if (e.phase !== 'waiting' && e.next !== undefined) fail(`"${key}" links to a next key while ${e.phase}`);
+      if (e.phase !== 'waiting' && (e.next !== undefined || e.prev !== undefined)) fail(`"${key}" links to another key while ${e.phase}`);
+      if (e.phase !== 'waiting' && e.moved !== undefined) fail(`"${key}" says it moved while ${e.phase}`);
+      if (!Number.isFinite(e.priority)) fail(`"${key}" has priority ${e.priority}`);
       if (e.dirty && e.phase !== 'running') fail(`"${key}" is dirty while ${e.phase}`);
       if (e.run !== undefined && e.phase !== 'running') fail(`"${key}" holds a run while ${e.phase}`);
       if (e.timer !== undefined && e.phase === 'waiting') fail(`"${key}" holds a timer while waiting`);
       if (e.timer !== undefined && e.phase === 'running' && !this.#timeouts) fail(`"${key}" holds a timer while running without a timeout`);
       if (!(Number.isInteger(e.attempt) && e.attempt >= 0)) fail(`"${key}" has attempt ${e.attempt}`);
     }
-    if (inFifo.size !== counts.waiting) fail('the FIFO holds an entry that is not in the map');
-    if (counts.waiting !== this.#waiting) fail(`waiting is ${this.#waiting}, but ${counts.waiting} keys wait`);
+    if (inFifo.size !== counts.waiting) fail('the lanes hold an entry that is not in the map');
+    if (counts.waiting !== this.#lanes.size) fail(`waiting is ${this.#lanes.size}, but ${counts.waiting} keys wait`);
     if (counts.running !== this.#running) fail(`running is ${this.#running}, but ${counts.running} keys run`);
     if (counts.delayed !== this.#delayed) fail(`delayed is ${this.#delayed}, but ${counts.delayed} keys are delayed`);
     if (this.#running > this.concurrency) fail(`${this.#running} keys run, more than the concurrency ${this.concurrency}`);
     if (this.#mode !== 'open' && this.#delayed > 0) fail(`a key is delayed while ${this.#mode}`);
-    if (this.#mode === 'stopping' && this.#waiting > 0) fail('a key waits while stopping');
+    if (this.#mode === 'stopping' && this.#lanes.size > 0) fail('a key waits while stopping');
     if (this.#mode === 'stopping' && [...this.#entries.values()].some((e) => e.dirty)) fail('a key is dirty while stopping');
   }
 
   #enqueue(e: Entry<R, T>, now: number): void {
     e.phase = 'waiting';
     e.since = now;
-    if (this.#tail === undefined) this.#head = e;
-    else this.#tail.next = e;
-    this.#tail = e;
-    this.#waiting++;
+    e.moved = undefined;
+    this.#lanes.push(e, e.priority, now);
   }
 
-  /** Removes the entries that match, unlinked from the FIFO; the FIFO itself is the caller's to reset. */
+  /** Removes the entries that match, out of their lanes. */
   #drop(match: (e: Entry<R, T>) => boolean): KeyEntry<R, T>[] {
     const dropped: KeyEntry<R, T>[] = [];
     for (const e of this.#entries.values()) {
       if (!match(e)) continue;
-      if (e.phase === 'waiting') this.#waiting--;
+      if (e.phase === 'waiting') this.#lanes.remove(e);
       else if (e.phase === 'delayed') this.#delayed--;
-      e.next = undefined;
+      e.moved = undefined;
       this.#entries.delete(e.key);
       dropped.push(e);
     }

@@ -11,6 +11,7 @@ import {
 import { defaultLogger, type Logger } from '../logger.js';
 import type { ObjectKey } from '../types.js';
 import { KeyQueue, type KeyEntry, type ReconcileOutcomeResult, type RunEnd } from './keyQueue.js';
+import { DEFAULT_AGING, NORMAL_PRIORITY } from './priorityLanes.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './rateLimiters.js';
 import { failureKind, ReconcileTimeoutError, RunContext, readResult, startRun, type Reconciler, type RunReport } from './reconciler.js';
 import { guardObserver, type WorkqueueObserver } from './workqueueObserver.js';
@@ -19,6 +20,18 @@ export { ReconcileTimeoutError, TerminalError } from './reconciler.js';
 export type { FailureKind, ReconcileContext, ReconcileResult, Reconciler } from './reconciler.js';
 export type { DelayReason, WorkqueueObserver } from './workqueueObserver.js';
 export type { ReconcileOutcomeResult } from './keyQueue.js';
+export { DEFAULT_AGING, LOW_PRIORITY, NORMAL_PRIORITY } from './priorityLanes.js';
+
+/** A trigger that says how urgent it is: higher runs sooner (`NORMAL_PRIORITY` is 0, `LOW_PRIORITY` -100). */
+export interface PrioritizedKey {
+  /** The key to run (`namespace/name`, or `name` when cluster-scoped). */
+  readonly key: ObjectKey;
+  /** A finite number; a key without one is `NORMAL_PRIORITY`. */
+  readonly priority: number;
+}
+
+/** What `reconcileByKey` reads: a key (at `NORMAL_PRIORITY`), or a key with its priority. */
+export type KeyTrigger = ObjectKey | PrioritizedKey;
 
 /** One per run, emitted when the run ends. */
 export interface ReconcileOutcome {
@@ -74,6 +87,14 @@ export interface ReconcileOptions {
   clock?: () => number;
   /** Ms a run may take; then it fails with a `ReconcileTimeoutError` and its signal is aborted. */
   timeout?: number;
+  /**
+   * Ms a waiting key takes to gain 100 points of priority, the distance
+   * from `LOW_PRIORITY` to `NORMAL_PRIORITY` (default `DEFAULT_AGING`, one
+   * minute): what bounds the wait of a low-priority key (see the
+   * operator's doc). 0 ranks waiting keys by arrival alone, whatever their
+   * priority: a plain FIFO.
+   */
+  aging?: number;
   /** Rate-limited retries in a row after which a failing key is dropped (default: never dropped). */
   maxRetries?: number;
   /**
@@ -107,7 +128,12 @@ function requirePositive(name: string, value: number | undefined, integer: boole
 function describeKey(key: unknown): string {
   if (key === null || key === undefined) return String(key);
   if (typeof key === 'string') return 'an empty string';
-  return typeof key === 'object' ? 'an object' : `a ${typeof key}`;
+  if (typeof key === 'object') {
+    const { key: inner, priority } = key as Partial<PrioritizedKey>;
+    if (typeof inner !== 'string' || inner === '') return `an object whose key is ${inner === '' ? 'an empty string' : typeof inner}`;
+    return `an object whose priority is ${typeof priority === 'number' ? String(priority) : typeof priority}, not a finite number`;
+  }
+  return `a ${typeof key}`;
 }
 
 /**
@@ -117,7 +143,8 @@ function describeKey(key: unknown): string {
  * The rule: **one run per key at a time, and a trigger during a run means
  * exactly one more run after it.** Triggers of a key that is already waiting
  * coalesce into its one pending run. At most `concurrency` runs are in
- * flight; waiting keys start in the order they were first triggered.
+ * flight; waiting keys of one priority start in the order they were first
+ * triggered (see the priorities below).
  *
  * Each run takes 3 frames, concurrency 1:
  * ```
@@ -128,6 +155,44 @@ function describeKey(key: unknown): string {
  * The trigger of `a` at 3 lands during its run: `a` runs once more at 4. `b`
  * waits for the worker. The triggers of `a` at 8 and 9 come while it waits
  * and make one run.
+ *
+ * **Priorities, with aging.** A trigger may say how urgent it is:
+ * `{ key, priority }`, higher sooner; a bare key is `NORMAL_PRIORITY` (0),
+ * and `controller()` gives the keys of its initial list and resyncs
+ * `LOW_PRIORITY` (-100). A waiting key's effective priority is the priority
+ * of its pending run plus 100 points for every `aging` ms it has waited
+ * (default one minute), and the waiting key with the highest effective
+ * priority starts first; ties go to the key that joined first, so keys of
+ * one priority start in the order they were first triggered. A pending
+ * run's priority is the highest of the triggers that asked for it: a
+ * trigger of a waiting key at a higher priority moves it up (if that ranks
+ * it sooner than its wait so far did), and triggers during a run or a delay
+ * raise the priority of the run they ask for. A rerun a run asks for itself
+ * (a retry, a requeue) keeps the run's priority. Runs 3 frames, concurrency
+ * 1, `L` a low trigger of `l`, `N` a normal one of `n`:
+ * ```
+ * keys:     -xLN
+ * runs:      [x][n][l]
+ * ```
+ *
+ * **The bound.** Say a key starts waiting at `t0` with priority `p`, and no
+ * trigger meanwhile carries a priority above `P`. Every key that starts
+ * waiting at `t ≥ t1 = t0 + (P - p) × aging / 100` ranks behind it (its
+ * effective priority can never catch up), so from `t1` on it waits only
+ * for the runs in flight and the `n` keys ranked ahead of it at `t1` (each
+ * at most once: a key waits at most once at a time). With `c` workers
+ * (`concurrency`) and runs of at most `d` ms (at most `timeout`, when one
+ * is set), it starts by `t1 + ⌈(n + 1) / c⌉ × d`, and `n` is less than the
+ * number `K` of distinct keys the queue holds: no key waits longer than
+ * `(P - p) × aging / 100 + ⌈K / c⌉ × d`. With the defaults (`LOW_PRIORITY`,
+ * `NORMAL_PRIORITY` and nothing higher, aging one minute), a key of an
+ * initial list starts at most one minute plus the time the workers take to
+ * drain what was ahead of it then; a normal key waits only for what was
+ * ahead of it. This assumes a clock (`clock`) that never goes back. The
+ * price of the bound: a fresh change waits behind low keys that have
+ * waited longer than `aging` (a backlog that takes longer than a minute to
+ * drain loses its lead to fresh changes after that minute); raise `aging`
+ * for more lead, lower it for a tighter bound. `aging: 0` is a plain FIFO.
  *
  * Failures are retried, never thrown: a run that throws, rejects, errors,
  * times out (`timeout`), or returns something that is not a result (a
@@ -212,11 +277,15 @@ function describeKey(key: unknown): string {
  * @see exhaustMap, which drops the trigger that comes during a run and so
  * loses the last change: the trap this operator exists to avoid.
  */
-export function reconcileByKey(reconcile: Reconciler, options: ReconcileOptions = {}): OperatorFunction<ObjectKey, ReconcileOutcome> {
+export function reconcileByKey(reconcile: Reconciler, options: ReconcileOptions = {}): OperatorFunction<KeyTrigger, ReconcileOutcome> {
   if (typeof reconcile !== 'function') {
     throw new TypeError(`reconcileByKey needs a reconcile function, got ${reconcile === null ? 'null' : typeof reconcile}`);
   }
   const { timeout, maxRetries } = options;
+  const aging = options.aging ?? DEFAULT_AGING;
+  if (!(typeof aging === 'number' && aging >= 0 && aging < Infinity)) {
+    throw new RangeError(`reconcileByKey aging must be a finite number of ms >= 0, got ${String(aging)}`);
+  }
   const concurrency = options.concurrency ?? 1;
   requirePositive('concurrency', concurrency, true);
   requirePositive('timeout', timeout, false);
@@ -228,7 +297,7 @@ export function reconcileByKey(reconcile: Reconciler, options: ReconcileOptions 
 
   return (source) =>
     new Observable<ReconcileOutcome>((subscriber) => {
-      const queue = new KeyQueue<RunContext, Subscription>({ concurrency, maxRetries, timeouts: timeout !== undefined });
+      const queue = new KeyQueue<RunContext, Subscription>({ concurrency, maxRetries, timeouts: timeout !== undefined, aging });
       const shell = new Workqueue(subscriber, queue, reconcile, {
         limiter: options.rateLimiter ?? defaultControllerRateLimiter(scheduler),
         observer: options.observer === undefined ? undefined : guardObserver(options.observer, logger),
@@ -286,7 +355,7 @@ class Workqueue {
    * deep as the queue.
    */
   private pumping = false;
-  private input: Subscriber<ObjectKey> | undefined;
+  private input: Subscriber<KeyTrigger> | undefined;
   private stopSubscription: Subscription | undefined;
 
   constructor(
@@ -296,7 +365,7 @@ class Workqueue {
     private readonly settings: ShellSettings,
   ) {}
 
-  subscribe(source: Observable<ObjectKey>, stop: ObservableInput<unknown> | undefined): void {
+  subscribe(source: Observable<KeyTrigger>, stop: ObservableInput<unknown> | undefined): void {
     if (this.closed) return;
     // `stop` first, as takeUntil does: one that emits at once means the input is never read.
     if (stop !== undefined) {
@@ -308,7 +377,7 @@ class Workqueue {
     // Subscribed through a wrapper to hold the subscriber the source sees:
     // unsubscribing it stops a synchronous source mid-loop, which a
     // Subscription returned after the loop could not.
-    new Observable<ObjectKey>((inner) => {
+    new Observable<KeyTrigger>((inner) => {
       this.input = inner;
       return source.subscribe(inner);
     }).subscribe({
@@ -318,15 +387,24 @@ class Workqueue {
     });
   }
 
-  private readonly trigger = (key: ObjectKey): void => {
+  private readonly trigger = (value: KeyTrigger): void => {
     if (this.closed) return;
+    let key = value as ObjectKey;
+    let priority = NORMAL_PRIORITY;
+    if (typeof value !== 'string') {
+      key = (value as Partial<PrioritizedKey> | null)?.key as ObjectKey;
+      priority = (value as Partial<PrioritizedKey> | null)?.priority as number;
+      if (typeof priority !== 'number' || !Number.isFinite(priority)) key = '';
+    }
     if (typeof key !== 'string' || key === '') {
-      this.subscriber.error(new TypeError(`reconcileByKey expects object keys ("namespace/name" or "name"), got ${describeKey(key)}`));
+      this.subscriber.error(
+        new TypeError(`reconcileByKey expects object keys ("namespace/name" or "name") or { key, priority }, got ${describeKey(value)}`),
+      );
       return;
     }
     const { queue, settings } = this;
     const now = settings.clock();
-    const e = queue.trigger(key, now, !this.pumping);
+    const e = queue.trigger(key, now, !this.pumping, priority);
     if (e === undefined) return; // it coalesced into the pending run
     switch (e.phase) {
       case 'running':
@@ -337,26 +415,37 @@ class Workqueue {
         return;
       case 'delayed': // the earliest pending run wins: now beats the delay
         queue.wake(e, now)?.unsubscribe();
-        return this.queued(key);
+        return this.queued(e);
       case 'waiting':
-        if (settings.observer !== undefined) {
-          settings.observer.added(key);
-          settings.observer.waiting(key);
-          settings.observer.depth(queue.waiting);
+        if (e.moved !== undefined) {
+          // It was waiting already, and moved up to this trigger's priority: no add, the same depth.
+          if (settings.observer !== undefined) {
+            settings.observer.priorityDepth(e.moved, queue.waitingAt(e.moved));
+            settings.observer.priorityDepth(e.priority, queue.waitingAt(e.priority));
+          }
+          return;
         }
-        this.pump();
+        this.queued(e);
     }
   };
 
   /** A key entered the queue of waiting keys. */
-  private queued(key: ObjectKey): void {
+  private queued(e: QueuedKey): void {
     const { observer } = this.settings;
     if (observer !== undefined) {
-      observer.added(key);
-      observer.waiting(key);
-      observer.depth(this.queue.waiting);
+      observer.added(e.key);
+      observer.waiting(e.key);
+      this.depthChanged(e.priority);
     }
     this.pump();
+  }
+
+  /** Tells the observer the depth, over all and at `priority`. */
+  private depthChanged(priority: number): void {
+    const { observer } = this.settings;
+    if (observer === undefined) return;
+    observer.depth(this.queue.waiting);
+    observer.priorityDepth(priority, this.queue.waitingAt(priority));
   }
 
   /** Starts waiting keys while workers are free. */
@@ -368,7 +457,7 @@ class Workqueue {
       while (!this.closed && queue.waiting > 0 && queue.running < queue.concurrency) {
         const e = queue.take(settings.clock());
         if (e === undefined) break;
-        settings.observer?.depth(queue.waiting);
+        this.depthChanged(e.priority);
         this.start(e);
       }
     } finally {
@@ -413,7 +502,7 @@ class Workqueue {
   private readonly due = (e?: QueuedKey): void => {
     if (e === undefined || this.closed || e.phase !== 'delayed' || this.queue.get(e.key) !== e) return;
     this.queue.wake(e, this.settings.clock()); // its timer is the one firing
-    this.queued(e.key);
+    this.queued(e);
   };
 
   private finish(e: QueuedKey, failed: boolean, value: unknown): void {
@@ -481,11 +570,11 @@ class Workqueue {
       case 'queued': // a rerun without delay: it enters the queue again
         observer?.added(key);
         observer?.waiting(key);
-        observer?.depth(queue.waiting);
+        this.depthChanged(e.priority);
         break;
       case 'again': // triggered during the run: counted as added then
         observer?.waiting(key);
-        observer?.depth(queue.waiting);
+        this.depthChanged(e.priority);
         break;
       case 'delayed':
         observer?.delayed(key, delay, result === 'requeue_after' ? 'requeueAfter' : result === 'requeue' ? 'requeue' : 'error');
@@ -521,8 +610,10 @@ class Workqueue {
     this.input?.unsubscribe();
     const { queue, settings } = this;
     const waiting = queue.waiting;
+    const lanes = queue.waitingPriorities();
     const dropped = queue.stop();
     if (waiting > 0) settings.observer?.depth(0);
+    for (const priority of lanes) settings.observer?.priorityDepth(priority, 0);
     for (const e of dropped) {
       e.timer?.unsubscribe();
       settings.observer?.idle(e.key);
@@ -538,6 +629,7 @@ class Workqueue {
     this.stopSubscription?.unsubscribe();
     const { queue, settings } = this;
     const { waiting, running } = queue;
+    const lanes = queue.waitingPriorities();
     for (const e of queue.clear()) {
       e.timer?.unsubscribe();
       e.run?.abort();
@@ -553,6 +645,7 @@ class Workqueue {
     }
     if (settings.observer !== undefined) {
       if (waiting > 0) settings.observer.depth(0);
+      for (const priority of lanes) settings.observer.priorityDepth(priority, 0);
       if (running > 0) settings.observer.activeWorkers(0);
     }
   }

@@ -21,6 +21,10 @@ export type DelayReason = 'error' | 'requeue' | 'requeueAfter';
  *   the new number. Running keys and keys waiting out a delay are not in it.
  *   A key that finds a free worker at once starts without changing it; a
  *   `stop` that drops the waiting keys makes it 0.
+ * - `priorityDepth(priority, n)`: the number of keys waiting at `priority`
+ *   (the priority of their pending run) changed to `n`; told with `depth`,
+ *   and for both priorities when a trigger moves a waiting key up (which
+ *   leaves `depth` as it was). Feeds `workqueue_depth{priority}`.
  * - `started(key, queuedMs)`: a run begins, `queuedMs` after the key entered
  *   the queue (0 when it found a free worker at once).
  * - `finished(key, workMs)`: a run ended, however it ended (a timeout ends it
@@ -57,7 +61,8 @@ export type DelayReason = 'error' | 'requeue' | 'requeueAfter';
  * So a key goes idle → (waiting →) running → waiting | delayed | idle, and
  * delayed → waiting | idle, waiting → running | idle.
  *
- * When the output is unsubscribed, `depth(0)` and `activeWorkers(0)` are
+ * When the output is unsubscribed, `depth(0)` (with `priorityDepth(p, 0)`
+ * for each priority that had keys waiting) and `activeWorkers(0)` are
  * called if they were not 0, so gauges do not stay up for a stopped queue.
  * An observer that throws is logged and otherwise ignored: metrics must not
  * stop the queue.
@@ -67,6 +72,8 @@ export interface WorkqueueObserver {
   added?(key: ObjectKey): void;
   /** The number of keys waiting changed to `n`. */
   depth?(n: number): void;
+  /** The number of keys waiting at `priority` changed to `n`. */
+  priorityDepth?(priority: number, n: number): void;
   /** A run of `key` started, after waiting `queuedMs` in the queue; `attempt` is its `ctx.attempt`. */
   started?(key: ObjectKey, queuedMs: number, attempt: number): void;
   /** A run of `key` ended after `workMs`. */
@@ -135,6 +142,7 @@ export function guardObserver(observer: WorkqueueObserver, logger: Logger): Requ
   return {
     added: one('added'),
     depth: one('depth'),
+    priorityDepth: two('priorityDepth'),
     started: three('started'),
     finished: two('finished'),
     retried: one('retried'),

@@ -84,7 +84,7 @@ describe('metrics of a controller, scraped over HTTP', () => {
     expect(text).to.include('controller_runtime_active_workers{controller="app-controller"} 0');
     expect(text).to.include('workqueue_adds_total{name="app-controller",controller="app-controller"} 3');
     expect(text).to.include('workqueue_retries_total{name="app-controller",controller="app-controller"} 1');
-    expect(text).to.include('workqueue_depth{name="app-controller",controller="app-controller",priority=""} 0');
+    expect(text).to.include('workqueue_depth{name="app-controller",controller="app-controller",priority="0"} 0');
     expect(text).to.include('controller_runtime_reconcile_time_seconds_count{controller="app-controller"} 3');
     expect(text).to.include('workqueue_work_duration_seconds_count{name="app-controller",controller="app-controller"} 3');
     keys.complete();

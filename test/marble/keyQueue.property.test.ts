@@ -6,7 +6,7 @@ import { KeyQueue, type AfterRun, type KeyEntry, type Phase, type QueueMode, typ
 const SEED = 20_240_611;
 
 type Step =
-  | { kind: 'trigger'; key: string; mayStart: boolean }
+  | { kind: 'trigger'; key: string; mayStart: boolean; priority: number }
   | { kind: 'finish'; pick: number; end: RunEnd; delay: number; after: number }
   | { kind: 'fire'; pick: number }
   | { kind: 'timeout'; pick: number; delay: number }
@@ -15,7 +15,10 @@ type Step =
 
 const keys = ['a', 'b', 'c', 'd', 'e'];
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 10, arbitrary: fc.record({ kind: fc.constant('trigger' as const), key: fc.constantFrom(...keys), mayStart: fc.boolean() }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({ kind: fc.constant('trigger' as const), key: fc.constantFrom(...keys), mayStart: fc.boolean(), priority: fc.constantFrom(-100, 0, 0, 7) }),
+  },
   {
     weight: 8,
     arbitrary: fc.record({
@@ -32,22 +35,45 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('stop' as const) }) },
 );
 
+/** A waiting key in the model: ranked by the effective priority it has at any one time, ties to the first in. */
+interface Waiting {
+  key: string;
+  priority: number;
+  at: number;
+  n: number;
+}
+
 /**
  * The same queue written the obvious way (arrays and sets, no links and no
- * counters), to hold the KeyQueue's answers against.
+ * counters, effective priorities computed at each take), to hold the
+ * KeyQueue's answers against.
  */
 class Model {
   readonly phase = new Map<string, Phase>();
   readonly dirty = new Set<string>();
   readonly attempt = new Map<string, number>();
   readonly since = new Map<string, number>();
-  fifo: string[] = [];
+  /** The priority of each key's run or pending run, and of the triggers during its run. */
+  readonly priority = new Map<string, number>();
+  readonly dirtyPriority = new Map<string, number>();
+  fifo: Waiting[] = [];
   mode: QueueMode = 'open';
+  #arrivals = 0;
 
   constructor(
     readonly concurrency: number,
     readonly maxRetries: number | undefined,
+    readonly aging: number,
   ) {}
+
+  /**
+   * The effective priority of a waiting key at `now` (100 points more for
+   * every `aging` of waiting), times `aging` to stay in whole numbers; with
+   * `aging` 0, the earlier in, the higher.
+   */
+  effective(w: Waiting, now: number): number {
+    return this.aging === 0 ? -w.at : w.priority * this.aging + (now - w.at) * 100;
+  }
 
   count(phase: Phase): number {
     return [...this.phase.values()].filter((p) => p === phase).length;
@@ -58,21 +84,24 @@ class Model {
   enqueue(key: string, now: number): void {
     this.phase.set(key, 'waiting');
     this.since.set(key, now);
-    this.fifo.push(key);
+    this.fifo.push({ key, priority: this.priority.get(key) ?? 0, at: now, n: this.#arrivals++ });
   }
   forget(key: string): void {
     this.phase.delete(key);
     this.dirty.delete(key);
     this.attempt.delete(key);
     this.since.delete(key);
-    this.fifo = this.fifo.filter((k) => k !== key);
+    this.priority.delete(key);
+    this.dirtyPriority.delete(key);
+    this.fifo = this.fifo.filter((w) => w.key !== key);
   }
   /** What `trigger` should answer: the phase of the entry it returns, with `started` for a key that starts at once. */
-  trigger(key: string, now: number, mayStart: boolean): 'started' | Phase | 'marked' | undefined {
+  trigger(key: string, now: number, mayStart: boolean, priority: number): 'started' | Phase | 'marked' | 'moved' | undefined {
     if (this.mode !== 'open') return undefined;
     const phase = this.phase.get(key);
     if (phase === undefined) {
       this.attempt.set(key, 0);
+      this.priority.set(key, priority);
       if (mayStart && this.fifo.length === 0 && this.freeWorker()) {
         this.phase.set(key, 'running');
         this.since.set(key, now);
@@ -82,16 +111,34 @@ class Model {
       return 'waiting';
     }
     if (phase === 'running') {
+      this.dirtyPriority.set(key, Math.max(priority, this.dirtyPriority.get(key) ?? -Infinity));
       if (this.dirty.has(key)) return undefined;
       this.dirty.add(key);
       return 'marked';
     }
-    return phase === 'delayed' ? 'delayed' : undefined;
+    if (phase === 'delayed') {
+      this.priority.set(key, Math.max(priority, this.priority.get(key) ?? -Infinity));
+      return 'delayed';
+    }
+    // Waiting: it moves if the trigger's priority, fresh, beats the effective priority its wait gave it.
+    const w = this.fifo.find((x) => x.key === key) as Waiting;
+    const fresh: Waiting = { key, priority, at: now, n: this.#arrivals };
+    if (priority <= w.priority || this.effective(fresh, now) <= this.effective(w, now)) return undefined;
+    this.fifo = this.fifo.filter((x) => x !== w);
+    this.fifo.push(fresh);
+    this.#arrivals++;
+    this.priority.set(key, priority);
+    return 'moved';
   }
   take(now: number): { key: string; waited: number } | undefined {
-    const key = this.fifo[0];
-    if (key === undefined || !this.freeWorker()) return undefined;
-    this.fifo.shift();
+    if (this.fifo.length === 0 || !this.freeWorker()) return undefined;
+    let best = this.fifo[0] as Waiting;
+    for (const w of this.fifo) {
+      const [e, b] = [this.effective(w, now), this.effective(best, now)];
+      if (e > b || (e === b && w.n < best.n)) best = w;
+    }
+    const key = best.key;
+    this.fifo = this.fifo.filter((x) => x !== best);
     const waited = now - (this.since.get(key) ?? NaN);
     this.phase.set(key, 'running');
     this.since.set(key, now);
@@ -106,6 +153,10 @@ class Model {
     const counted = result === 'error' || result === 'requeue';
     this.attempt.set(key, counted ? (this.attempt.get(key) ?? 0) + 1 : 0);
     if (this.dirty.delete(key)) {
+      const during = this.dirtyPriority.get(key) as number;
+      this.dirtyPriority.delete(key);
+      // The triggers during the run ask for the rerun; the run's own priority too, if it asked for one.
+      this.priority.set(key, delay < 0 ? during : Math.max(during, this.priority.get(key) as number));
       this.enqueue(key, now);
       return 'again';
     }
@@ -149,9 +200,10 @@ describe('KeyQueue: properties', () => {
         fc.integer({ min: 1, max: 4 }),
         fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
         fc.boolean(),
-        (steps, concurrency, maxRetries, timeouts) => {
-          const q = new KeyQueue<number, Timer>({ concurrency, maxRetries, timeouts });
-          const model = new Model(concurrency, maxRetries);
+        fc.constantFrom(0, 1, 3, 10, 1000),
+        (steps, concurrency, maxRetries, timeouts, aging) => {
+          const q = new KeyQueue<number, Timer>({ concurrency, maxRetries, timeouts, aging });
+          const model = new Model(concurrency, maxRetries, aging);
           const inFlight = new Map<string, KeyEntry<number, Timer>>();
           /** Triggers that came during the run in flight of each key. */
           const triggersDuringRun = new Map<string, number>();
@@ -178,7 +230,8 @@ describe('KeyQueue: properties', () => {
             for (;;) {
               const expected = model.take(now);
               const e = q.take(now);
-              expect(e?.key, 'the next key to start is the first one waiting').to.equal(expected?.key);
+              expect(e?.key, 'the next key to start is the waiting one of highest effective priority, ties to the first in').to.equal(expected?.key);
+              if (e !== undefined) expect(e.priority, `the priority "${e.key}" runs at`).to.equal(model.priority.get(e.key));
               if (e === undefined || expected === undefined) return;
               began(e, expected.waited);
             }
@@ -212,8 +265,8 @@ describe('KeyQueue: properties', () => {
             switch (s.kind) {
               case 'trigger': {
                 const waitingBefore = q.waiting;
-                const expected = model.trigger(s.key, now, s.mayStart);
-                const e = q.trigger(s.key, now, s.mayStart);
+                const expected = model.trigger(s.key, now, s.mayStart, s.priority);
+                const e = q.trigger(s.key, now, s.mayStart, s.priority);
                 if (expected === undefined) {
                   expect(e, `trigger of "${s.key}" coalesces`).to.equal(undefined);
                   expect(q.waiting, 'a coalesced trigger queues nothing').to.equal(waitingBefore);
@@ -222,6 +275,13 @@ describe('KeyQueue: properties', () => {
                 expect(e, `trigger of "${s.key}"`).to.not.equal(undefined);
                 if (e === undefined) return;
                 if (expected === 'started') return began(e, 0);
+                if (expected === 'moved') {
+                  expect(e).to.include({ phase: 'waiting', priority: s.priority });
+                  expect(e.moved, 'the lane it left').to.be.below(s.priority);
+                  expect(q.waiting, 'a move queues nothing more').to.equal(waitingBefore);
+                  return;
+                }
+                expect(e.moved, 'a fresh entry did not move').to.equal(undefined);
                 if (expected === 'marked') {
                   expect(e).to.include({ phase: 'running', dirty: true });
                   triggersDuringRun.set(s.key, (triggersDuringRun.get(s.key) ?? 0) + 1);

@@ -103,7 +103,18 @@ describe('reconcileByKey: completion', () => {
       expectObservable(input.pipe(reconcileByKey(() => undefined, { logger: silentLogger }), map((o) => o.key))).toBe(
         'a#',
         { a: 'ns/a' },
-        new TypeError('reconcileByKey expects object keys ("namespace/name" or "name"), got an object'),
+        new TypeError('reconcileByKey expects object keys ("namespace/name" or "name") or { key, priority }, got an object whose key is undefined'),
+      );
+    });
+  });
+
+  it('errors, naming the fault, when a trigger carries a priority that is not a finite number', () => {
+    testScheduler().run(({ cold, expectObservable }) => {
+      const input = cold('ab', { a: { key: 'ns/a', priority: -100 }, b: { key: 'ns/b', priority: Number.NaN } });
+      expectObservable(input.pipe(reconcileByKey(() => undefined, { logger: silentLogger }), map((o) => o.key))).toBe(
+        'a#',
+        { a: 'ns/a' },
+        new TypeError('reconcileByKey expects object keys ("namespace/name" or "name") or { key, priority }, got an object whose priority is NaN, not a finite number'),
       );
     });
   });

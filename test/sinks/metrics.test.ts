@@ -33,7 +33,7 @@ describe('controller metrics', () => {
       expect(await sampleValue(m.registry, 'controller_runtime_reconcile_total', { controller: 'apps', result })).to.equal(0);
     }
     expect(await sampleValue(m.registry, 'controller_runtime_max_concurrent_reconciles', { controller: 'apps' })).to.equal(4);
-    expect(text).to.include('workqueue_depth{name="apps",controller="apps",priority=""} 0');
+    expect(text).to.include('workqueue_depth{name="apps",controller="apps",priority="0"} 0');
   });
 
   it('count outcomes by result, errors, and time reconciles in seconds with controller-runtime buckets', async () => {
@@ -85,15 +85,18 @@ describe('controller metrics', () => {
     const labels = { name: 'apps', controller: 'apps' };
     m.observer.added('ns/a');
     m.observer.added('ns/b');
-    m.observer.depth(2);
+    m.observer.priorityDepth(0, 1);
+    m.observer.priorityDepth(-100, 1);
     m.observer.started('ns/a', 250);
     m.observer.activeWorkers(1);
-    m.observer.depth(1);
+    m.observer.priorityDepth(-100, 0);
     m.observer.finished('ns/a', 1500);
     m.observer.retried('ns/a');
     const value = (name: string, l: Record<string, string> = labels) => sampleValue(m.registry, name, l);
     expect(await value('workqueue_adds_total')).to.equal(2);
-    expect(await value('workqueue_depth', { ...labels, priority: '' })).to.equal(1);
+    // One series per priority, as controller-runtime's priority queue labels them.
+    expect(await value('workqueue_depth', { ...labels, priority: '0' })).to.equal(1);
+    expect(await value('workqueue_depth', { ...labels, priority: '-100' })).to.equal(0);
     expect(await value('workqueue_retries_total')).to.equal(1);
     expect(await value('controller_runtime_active_workers', { controller: 'apps' })).to.equal(1);
     expect(await value('workqueue_queue_duration_seconds_sum')).to.equal(0.25);
@@ -156,7 +159,7 @@ describe('controller metrics', () => {
     const value = (name: string, l: Record<string, string> = labels) => sampleValue(m.registry, name, l);
     expect(await value('workqueue_adds_total')).to.equal(3);
     expect(await value('workqueue_retries_total')).to.equal(1);
-    expect(await value('workqueue_depth', { ...labels, priority: '' })).to.equal(0);
+    expect(await value('workqueue_depth', { ...labels, priority: '0' })).to.equal(0);
     expect(await value('workqueue_queue_duration_seconds_count')).to.equal(3);
     expect(await value('workqueue_queue_duration_seconds_sum')).to.be.closeTo(0.001, 1e-12);
     expect(await value('workqueue_work_duration_seconds_sum')).to.be.closeTo(0.008, 1e-12);

@@ -178,7 +178,7 @@ export function controllerMetrics(options: ControllerMetricsOptions): Controller
     registry,
     observer: {
       added: queue.added,
-      depth: queue.depth,
+      priorityDepth: queue.priorityDepth,
       started: queue.started,
       finished: queue.finished,
       retried: queue.retried,

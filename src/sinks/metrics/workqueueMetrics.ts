@@ -17,8 +17,8 @@ export const workqueueDurationBuckets: readonly number[] = [1e-8, 1e-7, 1e-6, 1e
 export interface WorkqueueHooks {
   /** A key entered the queue. */
   added(key: ObjectKey): void;
-  /** The number of keys waiting for a worker is now `n`. */
-  depth(n: number): void;
+  /** The number of keys waiting for a worker at `priority` is now `n`. */
+  priorityDepth(priority: number, n: number): void;
   /** A run began, `queuedMs` after its key entered the queue. */
   started(key: ObjectKey, queuedMs: number): void;
   /** A run ended after `workMs`. */
@@ -53,7 +53,7 @@ export interface WorkqueueMetricsOptions {
  *
  * | metric | type | from |
  * | --- | --- | --- |
- * | `workqueue_depth{name,controller,priority}` | gauge | `depth(n)` (`priority` is empty: the queue has none) |
+ * | `workqueue_depth{name,controller,priority}` | gauge | `priorityDepth(priority, n)`: one series per priority keys waited at, labelled as controller-runtime's priority queue does (`"0"`, `"-100"`) |
  * | `workqueue_adds_total{name,controller}` | counter | `added` |
  * | `workqueue_queue_duration_seconds{name,controller}` | histogram | `started`'s `queuedMs` |
  * | `workqueue_work_duration_seconds{name,controller}` | histogram | `finished`'s `workMs` |
@@ -71,7 +71,9 @@ export function workqueueMetrics(options: WorkqueueMetricsOptions): WorkqueueMet
   const scheduler = options.scheduler ?? asyncScheduler;
   const clock = options.clock ?? (() => scheduler.now());
   const labels = { name, controller: name };
-  const depthLabels = { ...labels, priority: '' };
+  // As controller-runtime's priority queue labels it: the priority as a decimal integer.
+  const depthLabels = (priority: number) => ({ ...labels, priority: String(priority) });
+  const priorities = new Set<number>([0]);
 
   const depth = gaugeOn(registry, 'workqueue_depth', 'Current depth of workqueue by workqueue and priority', [
     'name',
@@ -127,7 +129,7 @@ export function workqueueMetrics(options: WorkqueueMetricsOptions): WorkqueueMet
   unfinished.updaters.add(updateUnfinished);
   longest.updaters.add(updateUnfinished);
 
-  depth.set(depthLabels, 0);
+  depth.set(depthLabels(0), 0);
   adds.inc(labels, 0);
   retries.inc(labels, 0);
   latency.zero(labels);
@@ -137,7 +139,10 @@ export function workqueueMetrics(options: WorkqueueMetricsOptions): WorkqueueMet
 
   return {
     added: () => adds.inc(labels),
-    depth: (n) => depth.set(depthLabels, n),
+    priorityDepth: (priority, n) => {
+      priorities.add(priority);
+      depth.set(depthLabels(priority), n);
+    },
     started: (key, queuedMs) => {
       startedAt.set(key, clock());
       latency.observe(labels, queuedMs / 1000);
@@ -152,7 +157,8 @@ export function workqueueMetrics(options: WorkqueueMetricsOptions): WorkqueueMet
       unfinished.updaters.delete(updateUnfinished);
       longest.updaters.delete(updateUnfinished);
       startedAt.clear();
-      depth.remove(depthLabels);
+      for (const priority of priorities) depth.remove(depthLabels(priority));
+      priorities.clear();
       for (const metric of [adds, latency, workDuration, retries, unfinished, longest]) metric.remove(labels);
     },
   };
