@@ -151,8 +151,9 @@ export function holdOwnWrites(writes: OwnWrites, options: HoldOwnWritesOptions):
               outcomes.subscribe({
                 next: (outcome) => {
                   running.delete(outcome.key);
-                  current?.ended(outcome.key);
+                  // The outcome first: a held key may start its next run at once, and that run comes after it.
                   subscriber.next(outcome);
+                  current?.ended(outcome.key);
                 },
                 error: (err: unknown) => subscriber.error(err),
                 complete: () => subscriber.complete(),

@@ -15,6 +15,9 @@ export interface OwnWriteStore {
   readonly lister: Lister;
 }
 
+/** Deletes remembered per store, for writes whose answer comes after the watch's delete (see `OwnWrites.deleted`). */
+const RECENT_DELETES = 1024;
+
 /** One write a run made, as its answer said. */
 export interface OwnWrite {
   readonly apiVersion: string;
@@ -80,6 +83,13 @@ export class OwnWrites {
   private readonly byObject: Map<ObjectKey, Set<Expectation>>[];
   /** Per store: the last resourceVersion a Bookmark or Synced reached. */
   private readonly watermark: (string | undefined)[];
+  /**
+   * Per store: the uids of the objects its last deletes removed, by key (at
+   * most `RECENT_DELETES`): the watch may bring the delete of an object
+   * before the answer of the write that led to it (removing the last
+   * finalizer), and the write is then seen although the store lacks it.
+   */
+  private readonly deleted: Map<ObjectKey, string>[];
   /** Keys with unseen writes, in the order their waits end (re-inserted at each write). */
   private readonly keys = new Map<ObjectKey, KeyWrites>();
   private readonly storesByKind = new Map<string, number[]>();
@@ -96,6 +106,7 @@ export class OwnWrites {
     }
     this.byObject = stores.map(() => new Map());
     this.watermark = stores.map(() => undefined);
+    this.deleted = stores.map(() => new Map());
   }
 
   /** Hears of keys whose writes were seen or given up; returns how to stop. */
@@ -157,6 +168,7 @@ export class OwnWrites {
       if (this.keys.size > 0) this.passedWatermark(store, event.resourceVersion);
       return;
     }
+    if (event.type === 'Deleted' && event.finalStateUnknown !== true) this.noteDeleted(store, event.key, event.object.metadata.uid);
     if (this.keys.size === 0) return;
     const objects = this.byObject[store]?.get(event.key);
     if (objects === undefined) return;
@@ -176,6 +188,14 @@ export class OwnWrites {
       unseen.push(e.label);
     }
     this.tell(key, 'timeout', unseen);
+  }
+
+  private noteDeleted(store: number, key: ObjectKey, uid: string | undefined): void {
+    const deleted = this.deleted[store];
+    if (deleted === undefined || uid === undefined) return;
+    deleted.delete(key);
+    deleted.set(key, uid);
+    if (deleted.size > RECENT_DELETES) deleted.delete(deleted.keys().next().value as ObjectKey);
   }
 
   /** Gives up every wait whose deadline has passed. */
@@ -224,6 +244,8 @@ export class OwnWrites {
     if (store === undefined) return true;
     if (e.resourceVersion !== undefined && reachedResourceVersion(this.watermark[e.store], e.resourceVersion)) return true;
     const cached = store.lister.get(e.object);
+    // Deleted after the write, the watch's delete come before the write's answer.
+    if (cached === undefined && e.uid !== undefined && this.deleted[e.store]?.get(e.object) === e.uid) return true;
     if (e.gone) return cached === undefined || (e.uid !== undefined && cached.metadata.uid !== e.uid);
     if (cached === undefined || e.resourceVersion === undefined) return false;
     return reachedResourceVersion(cached.metadata.resourceVersion, e.resourceVersion);

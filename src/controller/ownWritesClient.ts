@@ -31,6 +31,11 @@ export class OwnWritesClient implements KubeClient {
     private readonly key: ObjectKey,
   ) {}
 
+  /** The same recording of writes, over another client (replay answers a run's requests with its own). */
+  over(inner: KubeClient): OwnWritesClient {
+    return new OwnWritesClient(inner, this.writes, this.key);
+  }
+
   get<T extends KubeObject>(target: ObjectTarget, options?: CallOptions): Promise<T> {
     return this.inner.get<T>(target, options);
   }
