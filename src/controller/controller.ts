@@ -325,11 +325,12 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   // Sharded, the primary informer lists and watches this replica's ranges, re-listing as they move.
   const cachedRanges = options.sharding !== undefined && options.sharding.cache !== 'full' ? new ReplaySubject<ShardSelection>(1) : undefined;
   const ownWritesOptions = readYourWritesOption(options.readYourWrites);
-  let ownWrites: OwnWrites | undefined;
+  // Made after the wiring, whose stores it reads; the wiring tells it of their events.
+  const late: { writes?: OwnWrites } = {};
   const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, informers, hub,
-    ownWritesOptions === undefined ? undefined : (i, event) => ownWrites?.observe(i, event));
+    ownWritesOptions === undefined ? undefined : (i, event) => late.writes?.observe(i, event));
   const ryow = ownWritesOptions === undefined ? undefined : readYourWrites(ownWritesOptions, wiring, { controller: options.name, scheduler, logger, registry });
-  ownWrites = ryow?.writes;
+  late.writes = ryow?.writes;
   // What the elector said last: read by leading() and ready(), never to steer the run.
   let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
   let gate: ShardGate | undefined;

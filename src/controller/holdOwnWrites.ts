@@ -166,13 +166,13 @@ export function holdOwnWrites(writes: OwnWrites, options: HoldOwnWritesOptions):
       if (!writes.pending(key)) return reconcile(key, ctx);
       // A rerun the queue started on its own: it waits for the writes inside its run.
       return new Observable<unknown>((subscriber) => {
-        let timer: Subscription | undefined;
         const start = (): void => {
           timer?.unsubscribe();
           subscriber.add(defer(() => resultOf(reconcile(key, ctx))).subscribe(subscriber));
         };
         waiting.set(key, start);
-        timer = giveUpAt(key);
+        // Called back only later, from the scheduler or an event: `start` never sees it unset.
+        const timer = giveUpAt(key);
         return () => {
           timer?.unsubscribe();
           if (waiting.get(key) === start) waiting.delete(key);
