@@ -24,6 +24,7 @@
 import { Observable, exhaustMap, from, groupBy, lastValueFrom, mergeMap, of } from 'rxjs';
 import { silentLogger, reconcileByKey } from 'rxkube';
 import { type WorkqueueInspector } from '../src/operators/reconcileByKey.js';
+import { ownWritesCost } from './stormOwnWrites.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) console.warn('run with --expose-gc for steadier figures (npm run bench:storm does)');
@@ -238,3 +239,4 @@ async function distinctKeys(): Promise<void> {
 await storm();
 throughput();
 await distinctKeys();
+ownWritesCost();
