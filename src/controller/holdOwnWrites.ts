@@ -13,17 +13,12 @@ export interface HoldOwnWritesOptions {
   readonly waited?: (result: 'seen' | 'timeout') => void;
 }
 
-/** The two ends of the hold: around the workqueue, and around the reconcile inside it. */
+/** The two ends of the hold: before the workqueue, and around the reconcile inside it. */
 export interface OwnWritesHold {
-  /** The workqueue, with its input held: keys wait (without a worker) until their writes are seen. */
+  /** The workqueue, its input held: a key with unseen writes waits here (without a worker) until they are seen. */
   around(queue: OperatorFunction<ObjectKey, ReconcileOutcome>): OperatorFunction<ObjectKey, ReconcileOutcome>;
-  /** The reconcile, marking runs as started, and making a rerun the queue starts on its own (a retry, a requeue) wait too. */
+  /** The reconcile, made to wait for its key's unseen writes before it reads the cache (a rerun the queue starts itself). */
   reconcile(reconcile: Reconciler): Reconciler;
-}
-
-/** A key held back from the queue: by its run in flight, or by its writes, with the timer of its timeout. */
-interface Held {
-  timer: Subscription | undefined;
 }
 
 /**
@@ -32,17 +27,19 @@ interface Held {
  * writes, or its timeout has passed; then it runs anyway, and a warning
  * names the key and the objects still unseen.
  *
- * Triggers of a key whose writes are unseen wait here, before the queue,
- * so that the wait takes no worker. Triggers that come while the key's run
- * is in flight wait here too, until the run's outcome: the run may still
- * write, and the queue would start the rerun the moment the run ends. Once
- * the writes are seen (or at once, when there were none), the key goes on to
- * the queue, once however many triggers came; the queue's rules hold from
- * there. A rerun the queue starts on its own (a retry, a requeue) waits
- * inside its run instead.
+ * Two places hold a key, one for each way a rerun comes:
+ * - A trigger of a key whose writes are unseen waits before the queue, so
+ *   that the wait takes no worker; the key goes on once the writes are seen,
+ *   once however many triggers came. Most reruns come so: the run's own
+ *   writes, come back through the watch, trigger it after it ended.
+ * - A rerun the queue starts itself (a retry, a requeue, or a trigger that
+ *   came during the run before it wrote) waits inside its run, before the
+ *   reconcile is called: it holds its worker meanwhile. A trigger that comes
+ *   while it waits is served by it (the reconcile has not read the cache yet).
+ * Nothing is tracked for a run that writes nothing: a queue whose runs do not
+ * write pays three size checks per trigger and one per run.
  *
- * Written keys, run 2 frames, each run writing `a`'s object, which the
- * cache shows at 6:
+ * Written keys, each run writing `a`'s object, which the cache shows at 6:
  * ```
  * keys:     -a-a---b--
  * seen:     ------s---
@@ -53,15 +50,14 @@ interface Held {
  */
 export function holdOwnWrites(writes: OwnWrites, options: HoldOwnWritesOptions): OwnWritesHold {
   const { scheduler, logger } = options;
-  const running = new Set<ObjectKey>();
   /** The gate of the queue subscribed now (one at a time: one per leadership term). */
   let gate: Gate | undefined;
-  /** Runs waiting for their key's writes, each to be started when they are seen. */
+  /** Runs waiting for their key's writes, each started when they are seen. */
   const waiting = new Map<ObjectKey, () => void>();
 
   writes.listen((key, how, unseen) => {
     const held = gate?.release(key) === true;
-    const run = waiting.get(key);
+    const run = waiting.size === 0 ? undefined : waiting.get(key);
     if (run !== undefined) {
       waiting.delete(key);
       run();
@@ -79,36 +75,27 @@ export function holdOwnWrites(writes: OwnWrites, options: HoldOwnWritesOptions):
     return scheduler.schedule(() => writes.giveUp(key), Math.max(0, deadline - scheduler.now()));
   };
 
+  /** The keys one subscription of the queue holds back, each with the timer of its timeout. */
   class Gate {
-    private readonly held = new Map<ObjectKey, Held>();
+    private readonly held = new Map<ObjectKey, Subscription | undefined>();
     private completed = false;
 
     constructor(private readonly out: { next(key: ObjectKey): void; complete(): void }) {}
 
     trigger(key: ObjectKey): void {
-      const held = this.held.get(key);
-      if (held !== undefined) return; // it goes on once, when released
+      // The sizes first: on a busy queue almost no key is held or waiting.
+      if (this.held.size > 0 && this.held.has(key)) return; // it goes on once, when released
       // A run waiting for its writes has not read the cache yet: it serves this trigger.
-      if (waiting.has(key)) return;
-      if (running.has(key)) this.held.set(key, { timer: undefined });
-      else if (writes.pending(key)) this.held.set(key, { timer: giveUpAt(key) });
+      if (waiting.size > 0 && waiting.has(key)) return;
+      if (writes.pending(key)) this.held.set(key, giveUpAt(key));
       else this.out.next(key);
-    }
-
-    /** The run of `key` ended: a trigger held meanwhile goes on, unless its writes are still unseen. */
-    ended(key: ObjectKey): void {
-      const held = this.held.get(key);
-      if (held === undefined) return;
-      if (writes.pending(key)) held.timer ??= giveUpAt(key);
-      else this.release(key);
     }
 
     /** Lets a held key go on to the queue; whether it was held. */
     release(key: ObjectKey): boolean {
-      const held = this.held.get(key);
-      if (held === undefined || running.has(key)) return false;
+      if (this.held.size === 0 || !this.held.has(key)) return false;
+      this.held.get(key)?.unsubscribe();
       this.held.delete(key);
-      held.timer?.unsubscribe();
       this.out.next(key);
       if (this.completed && this.held.size === 0) this.out.complete();
       return true;
@@ -120,51 +107,29 @@ export function holdOwnWrites(writes: OwnWrites, options: HoldOwnWritesOptions):
     }
 
     close(): void {
-      for (const held of this.held.values()) held.timer?.unsubscribe();
+      for (const timer of this.held.values()) timer?.unsubscribe();
       this.held.clear();
     }
   }
 
   return {
     around: (queue) => (triggers) =>
-      defer(() => {
-        let current: Gate | undefined;
-        const input = new Observable<ObjectKey>((subscriber) => {
-          current = gate = new Gate(subscriber);
-          const self = current;
-          running.clear(); // runs of an earlier term were aborted with it
-          const subscription = triggers.subscribe({
-            next: (key) => self.trigger(key),
-            error: (err: unknown) => subscriber.error(err),
-            complete: () => self.complete(),
-          });
-          return () => {
-            subscription.unsubscribe();
-            self.close();
-            if (gate === self) gate = undefined;
-          };
+      new Observable<ObjectKey>((subscriber) => {
+        const self = new Gate(subscriber);
+        gate = self;
+        const subscription = triggers.subscribe({
+          next: (key) => self.trigger(key),
+          error: (err: unknown) => subscriber.error(err),
+          complete: () => self.complete(),
         });
-        return input.pipe(
-          queue,
-          (outcomes) =>
-            new Observable<ReconcileOutcome>((subscriber) =>
-              outcomes.subscribe({
-                next: (outcome) => {
-                  running.delete(outcome.key);
-                  // The outcome first: a held key may start its next run at once, and that run comes after it.
-                  subscriber.next(outcome);
-                  current?.ended(outcome.key);
-                },
-                error: (err: unknown) => subscriber.error(err),
-                complete: () => subscriber.complete(),
-              }),
-            ),
-        );
-      }),
+        return () => {
+          subscription.unsubscribe();
+          self.close();
+          if (gate === self) gate = undefined;
+        };
+      }).pipe(queue),
     reconcile: (reconcile) => (key, ctx) => {
-      running.add(key);
       if (!writes.pending(key)) return reconcile(key, ctx);
-      // A rerun the queue started on its own: it waits for the writes inside its run.
       return new Observable<unknown>((subscriber) => {
         const start = (): void => {
           timer?.unsubscribe();

@@ -45,8 +45,8 @@ interface Expectation {
   readonly resourceVersion: string | undefined;
   readonly uid: string | undefined;
   readonly gone: boolean;
-  /** For the log line: `ConfigMap ns/name`. */
-  readonly label: string;
+  /** The kind written, for the log line (`ConfigMap ns/name`). */
+  readonly kind: string;
   done: boolean;
 }
 
@@ -80,7 +80,8 @@ interface KeyWrites {
  * are given up (`timeout`). Memory follows the keys with unseen writes.
  */
 export class OwnWrites {
-  private readonly byObject: Map<ObjectKey, Set<Expectation>>[];
+  /** Per store: the unseen writes of each object (an array: rarely more than one). */
+  private readonly byObject: Map<ObjectKey, Expectation[]>[];
   /** Per store: the last resourceVersion a Bookmark or Synced reached. */
   private readonly watermark: (string | undefined)[];
   /**
@@ -92,7 +93,9 @@ export class OwnWrites {
   private readonly deleted: Map<ObjectKey, string>[];
   /** Keys with unseen writes, in the order their waits end (re-inserted at each write). */
   private readonly keys = new Map<ObjectKey, KeyWrites>();
-  private readonly storesByKind = new Map<string, number[]>();
+  /** The stores of each kind, by kind then group. */
+  private readonly storesByKind = new Map<string, Map<string, readonly number[]>>();
+  private readonly anyOneNamespace: boolean;
   private listeners: OwnWritesListener[] = [];
 
   constructor(
@@ -107,6 +110,7 @@ export class OwnWrites {
     this.byObject = stores.map(() => new Map());
     this.watermark = stores.map(() => undefined);
     this.deleted = stores.map(() => new Map());
+    this.anyOneNamespace = stores.some((s) => s.namespace !== undefined);
   }
 
   /** Hears of keys whose writes were seen or given up; returns how to stop. */
@@ -131,26 +135,19 @@ export class OwnWrites {
 
   /** Records a write of the run of `key`: the key waits until each store that caches the object shows it. */
   record(key: ObjectKey, write: OwnWrite): void {
+    const stores = this.storesOf(write);
+    if (stores.length === 0) return;
     const now = this.scheduler.now();
-    this.expire(now);
-    for (const store of this.storesOf(write)) {
-      const e: Expectation = {
-        key,
-        store,
-        object: objectKeyOf(write),
-        resourceVersion: write.resourceVersion,
-        uid: write.uid,
-        gone: write.gone,
-        label: `${write.kind} ${objectKeyOf(write)}`,
-        done: false,
-      };
-      if (this.seenInStore(e)) continue;
+    if (this.keys.size > 0) this.expire(now);
+    const object = objectKeyOf(write);
+    for (const store of stores) {
+      const e: Expectation = { key, store, object, resourceVersion: write.resourceVersion, uid: write.uid, gone: write.gone, kind: write.kind, done: false };
       // Neither a version to wait for nor an object to see go: nothing the cache could show.
-      if (e.resourceVersion === undefined && !e.gone) continue;
-      const byObject = this.byObject[store] as Map<ObjectKey, Set<Expectation>>;
-      const objects = byObject.get(e.object);
-      if (objects === undefined) byObject.set(e.object, new Set([e]));
-      else objects.add(e);
+      if ((e.resourceVersion === undefined && !e.gone) || this.seenInStore(e)) continue;
+      const byObject = this.byObject[store] as Map<ObjectKey, Expectation[]>;
+      const unseen = byObject.get(object);
+      if (unseen === undefined) byObject.set(object, [e]);
+      else unseen.push(e);
       let writes = this.keys.get(key);
       if (writes === undefined) writes = { expectations: [], open: 0, deadline: 0 };
       else this.keys.delete(key); // re-inserted below: the order of the map is the order of the deadlines
@@ -170,9 +167,14 @@ export class OwnWrites {
     }
     if (event.type === 'Deleted' && event.finalStateUnknown !== true) this.noteDeleted(store, event.key, event.object.metadata.uid);
     if (this.keys.size === 0) return;
-    const objects = this.byObject[store]?.get(event.key);
-    if (objects === undefined) return;
-    for (const e of [...objects]) if (seenBy(e, event.type, event.object)) this.settle(e);
+    const unseen = this.byObject[store]?.get(event.key);
+    if (unseen === undefined) return;
+    if (unseen.length === 1) {
+      const e = unseen[0] as Expectation;
+      if (seenBy(e, event.type, event.object)) this.settle(e);
+      return;
+    }
+    for (const e of [...unseen]) if (seenBy(e, event.type, event.object)) this.settle(e);
   }
 
   /** Gives up the wait of `key` now (its deadline has come): its listeners hear `timeout`. */
@@ -185,7 +187,7 @@ export class OwnWrites {
       if (e.done) continue;
       e.done = true;
       this.forget(e);
-      unseen.push(e.label);
+      unseen.push(`${e.kind} ${e.object}`);
     }
     this.tell(key, 'timeout', unseen);
   }
@@ -219,10 +221,15 @@ export class OwnWrites {
   }
 
   private forget(e: Expectation): void {
-    const objects = this.byObject[e.store]?.get(e.object);
-    if (objects === undefined) return;
-    objects.delete(e);
-    if (objects.size === 0) this.byObject[e.store]?.delete(e.object);
+    const byObject = this.byObject[e.store];
+    const unseen = byObject?.get(e.object);
+    if (unseen === undefined) return;
+    if (unseen.length === 1) {
+      if (unseen[0] === e) byObject?.delete(e.object);
+      return;
+    }
+    const at = unseen.indexOf(e);
+    if (at !== -1) unseen.splice(at, 1);
   }
 
   private tell(key: ObjectKey, how: 'seen' | 'timeout', unseen: readonly string[]): void {
@@ -231,8 +238,8 @@ export class OwnWrites {
 
   /** Every write of `store` at or before `resourceVersion` is seen: the watch has passed it. */
   private passedWatermark(store: number, resourceVersion: string): void {
-    for (const objects of [...(this.byObject[store]?.values() ?? [])]) {
-      for (const e of [...objects]) {
+    for (const unseen of [...(this.byObject[store]?.values() ?? [])]) {
+      for (const e of [...unseen]) {
         if (e.resourceVersion !== undefined && reachedResourceVersion(resourceVersion, e.resourceVersion)) this.settle(e);
       }
     }
@@ -255,13 +262,14 @@ export class OwnWrites {
   private storesOf(write: OwnWrite): readonly number[] {
     const slash = write.apiVersion.indexOf('/');
     const group = slash === -1 ? '' : write.apiVersion.slice(0, slash);
-    const id = `${group}\u0000${write.kind}`;
-    let found = this.storesByKind.get(id);
+    let byGroup = this.storesByKind.get(write.kind);
+    if (byGroup === undefined) this.storesByKind.set(write.kind, (byGroup = new Map()));
+    let found = byGroup.get(group);
     if (found === undefined) {
       found = this.stores.flatMap((store, i) => (store.group === group && store.kind === write.kind ? [i] : []));
-      this.storesByKind.set(id, found);
+      byGroup.set(group, found);
     }
-    if (found.length === 0) return found;
+    if (!this.anyOneNamespace || found.length === 0) return found;
     return found.filter((i) => {
       const ns = this.stores[i]?.namespace;
       return ns === undefined || ns === write.namespace;

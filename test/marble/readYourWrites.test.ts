@@ -116,7 +116,7 @@ describe('controller({ readYourWrites }) in virtual time', () => {
     expect(ran(unrelated)).to.deep.equal(['0 default/a success', '3 default/b success', '10 default/a success']);
   });
 
-  it('holds the triggers that come during a run that writes until the write is seen, instead of rerunning at the run\'s end', async () => {
+  it('makes the rerun a trigger during a run asks for wait, inside that rerun, until the run\'s write is seen', async () => {
     let scheduler: SchedulerLike | undefined;
     const poke = new Subject<TriggerValue>();
     const run = await runReconcile(
