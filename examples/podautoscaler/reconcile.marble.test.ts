@@ -49,8 +49,8 @@ function converged({ seed }: ReconcileRunHelpers<PodAutoscaler>): void {
 }
 
 describe('examples/podautoscaler: the reconcile in marble diagrams (rxkube/testing)', () => {
-  it('converges a new autoscaler: finalizer, then replicas, Event and status, and its own writes find nothing more to do', async () => {
-    const run = await runReconcile(options, ({ seed, expectOutcomes, expectWrites, expectEvents }) => {
+  it('converges a new autoscaler with read-your-own-writes: finalizer, then replicas, Event and status, and its own writes find nothing more to do', async () => {
+    const run = await runReconcile({ ...options, readYourWrites: true }, ({ seed, expectOutcomes, expectWrites, expectEvents }) => {
       seed<KubeObject>(deploymentManifest('default', 'web', 1), autoscalerManifest('default', 'web', 'web', 3));
       // 1: the first run adds the finalizer and stops. The Deployment's first
       //    list had triggered the key again meanwhile; read-your-own-writes

@@ -123,6 +123,7 @@ describe('controller({ readYourWrites }) in virtual time', () => {
       {
         for: apps,
         owns: [configMaps],
+        readYourWrites: true,
         triggers: [{ name: 'poke', keys: poke }],
         client: { watchLatency: 10 },
         // The run takes 4 ms, then writes: the poke at 2 comes during it.
@@ -145,6 +146,7 @@ describe('controller({ readYourWrites }) in virtual time', () => {
       {
         for: apps,
         owns: [configMaps],
+        readYourWrites: true,
         client: { watchLatency: 10 },
         reconcile: async (key, ctx) => {
           starts.push(ctx.now());
@@ -168,6 +170,7 @@ describe('controller({ readYourWrites }) in virtual time', () => {
       {
         for: apps,
         owns: [configMaps],
+        readYourWrites: true,
         triggers: [{ name: 'poke', keys: poke }],
         client: { watchLatency: 10 },
         reconcile: async (key, ctx) => {
