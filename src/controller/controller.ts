@@ -159,7 +159,7 @@ export interface ControllerOptions<T extends KubeObject> {
   permissions?: readonly ControllerPermission[];
   /**
    * Read-your-own-writes (off by default; `true` or `{ timeout }` turns it
-   * on: its cost on the workqueue's bench is over 5 %): after a run
+   * on: its cost on the workqueue's bench is not reliably under 5 %): after a run
    * wrote objects through `ctx.client`, its key does not run again until
    * the caches show those writes (their resourceVersions, or later ones),
    * or `timeout` (10 s) has passed, when it runs anyway with a warning and

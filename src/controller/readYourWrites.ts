@@ -28,7 +28,7 @@ export interface ReadYourWrites {
 
 /**
  * The option as given: `true` is on with the defaults; `false` or nothing is
- * off (its cost on `npm run bench:storm` is over 5 %: see docs/read-your-writes.md).
+ * off (its cost on `npm run bench:storm` is not reliably under 5 %: see docs/read-your-writes.md).
  */
 export function readYourWritesOption(option: boolean | ReadYourWritesOptions | undefined): ReadYourWritesOptions | undefined {
   if (option === false || option === undefined) return undefined;
