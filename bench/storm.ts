@@ -31,6 +31,7 @@
 import { Observable, exhaustMap, from, groupBy, lastValueFrom, mergeMap, of } from 'rxjs';
 import { LOW_PRIORITY, NORMAL_PRIORITY, silentLogger, reconcileByKey, type KeyTrigger } from 'rxkube';
 import { type WorkqueueInspector } from '../src/operators/reconcileByKey.js';
+import { ownWritesCost } from './stormOwnWrites.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) console.warn('run with --expose-gc for steadier figures (npm run bench:storm does)');
@@ -315,3 +316,4 @@ await storm();
 throughput();
 await distinctKeys();
 await queuedWithPriorities();
+ownWritesCost();

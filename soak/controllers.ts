@@ -67,10 +67,11 @@ export class SoakControllers {
       this.recorderNames.push(name);
       return r;
     };
+    // Read-your-own-writes on (off by default): the soak checks its invariants with it, under chaos.
     this.all = [
-      controller({ ...autoscaling, recorder: recorder(autoscaling.name), reconcile: chaoticReconcile(autoscaling.name, autoscaling.reconcile, chaos, guard, random) }),
-      controller({ ...rollout, recorder: recorder(rollout.name), reconcile: chaoticReconcile(rollout.name, rollout.reconcile, chaos, guard, random) }),
-      controller({ ...mirror, recorder: recorder(mirror.name), reconcile: chaoticReconcile(mirror.name, mirror.reconcile, chaos, guard, random) }),
+      controller({ ...autoscaling, readYourWrites: true, recorder: recorder(autoscaling.name), reconcile: chaoticReconcile(autoscaling.name, autoscaling.reconcile, chaos, guard, random) }),
+      controller({ ...rollout, readYourWrites: true, recorder: recorder(rollout.name), reconcile: chaoticReconcile(rollout.name, rollout.reconcile, chaos, guard, random) }),
+      controller({ ...mirror, readYourWrites: true, recorder: recorder(mirror.name), reconcile: chaoticReconcile(mirror.name, mirror.reconcile, chaos, guard, random) }),
     ] as unknown as Controller<KubeObject>[];
   }
 

@@ -49,36 +49,51 @@ function converged({ seed }: ReconcileRunHelpers<PodAutoscaler>): void {
 }
 
 describe('examples/podautoscaler: the reconcile in marble diagrams (rxkube/testing)', () => {
-  it('converges a new autoscaler: finalizer, then replicas, Event and status, and its own writes find nothing more to do', async () => {
-    const run = await runReconcile(options, ({ seed, expectOutcomes, expectWrites, expectEvents }) => {
+  it('converges a new autoscaler with read-your-own-writes: finalizer, then replicas, Event and status, and its own writes find nothing more to do', async () => {
+    const run = await runReconcile({ ...options, readYourWrites: true }, ({ seed, expectOutcomes, expectWrites, expectEvents }) => {
       seed<KubeObject>(deploymentManifest('default', 'web', 1), autoscalerManifest('default', 'web', 'web', 3));
       // 1: the first run adds the finalizer and stops. The Deployment's first
-      //    list had triggered the key again meanwhile, so it reruns at once,
-      //    from a cache the finalizer's watch event has not reached yet:
-      // 2: its guarded finalizer patch fails (422), which the watch event
-      //    (arrived during that run) turns into an immediate retry;
-      // 5: it scales the Deployment (3), records the Event, reads and writes
-      //    the status (4, 5); the Deployment's change reruns it:
-      // 6: a read that finds the status written; the status's own event
-      //    reruns it once more, from a cache that shows it: no request at all.
+      //    list had triggered the key again meanwhile; read-your-own-writes
+      //    holds that rerun until the finalizer's watch event is in the cache
+      //    (at once here), so it never acts on the cache without it:
+      // 1-4: it scales the Deployment (2), records the Event, reads and writes
+      //    the status (3, 4); the Deployment's and the status's own events
+      //    rerun it once, when the cache shows both:
+      // 4: a run that finds everything done: no request at all.
+      // (With `readYourWrites: false`, the rerun at 1 read the cache without
+      // the finalizer, and its guarded patch failed with a 422: see below.)
+      expectOutcomes('-a 2ms (bb)', {
+        a: { key: 'default/web', result: 'success', attempt: 0 },
+        b: { result: 'success', attempt: 0 },
+      });
+      expectWrites('-ab-c', {
+        a: { verb: 'patch', patchType: 'json', key: 'default/web', kind: 'PodAutoscaler', body: [{ op: 'test', path: '/metadata/finalizers', value: null }, { op: 'add', path: '/metadata/finalizers', value: [FINALIZER] }] },
+        b: { verb: 'patch', patchType: 'merge', resource: 'deployments.apps', body: { metadata: { annotations: { [SCALED_BY]: 'web' } }, spec: { replicas: 3 } } },
+        c: `update/status ${paWrites}`,
+      });
+      expectEvents('--a', { a: { type: 'Normal', reason: 'Scaled', key: 'default/web', note: 'scaled deployment "web" from 1 to 3 replicas', related: { kind: 'Deployment', name: 'web' } } });
+    });
+    const pa = run.client.object<PodAutoscaler>(autoscalerRef('default', 'web'));
+    expect(pa?.status).to.deep.include({ observedGeneration: 1, currentReplicas: 3 });
+    expect(findCondition(pa?.status?.conditions, 'Ready')).to.include({ status: 'True', reason: 'Scaled' });
+    expect(run.client.object<Deployment>(deploymentRef('default', 'web'))?.spec?.replicas).to.equal(3);
+  });
+
+  it('without read-your-own-writes, reruns from a cache its finalizer has not reached, and fails there once', async () => {
+    await runReconcile({ ...options, readYourWrites: false }, ({ seed, expectOutcomes, expectWrites }) => {
+      seed<KubeObject>(deploymentManifest('default', 'web', 1), autoscalerManifest('default', 'web', 'web', 3));
+      // 1: the finalizer; the Deployment's list triggered the key meanwhile, so it reruns at once, from a
+      // cache the finalizer's watch event has not reached: 2: its guarded finalizer patch fails (422), which
+      // the watch event (arrived during that run) turns into an immediate retry; 5: replicas and status;
+      // 6: the reruns of the Deployment's and the status's events.
       expectOutcomes('-ab 2ms c(dd)', {
         a: { key: 'default/web', result: 'success', attempt: 0 },
         b: { result: 'error', error: FinalizerError },
         c: { result: 'success', attempt: 1 },
         d: { result: 'success', attempt: 0 },
       });
-      expectWrites('-abc-d', {
-        a: { verb: 'patch', patchType: 'json', key: 'default/web', kind: 'PodAutoscaler', body: [{ op: 'test', path: '/metadata/finalizers', value: null }, { op: 'add', path: '/metadata/finalizers', value: [FINALIZER] }] },
-        b: `patch ${paWrites} 422 Invalid`,
-        c: { verb: 'patch', patchType: 'merge', resource: 'deployments.apps', body: { metadata: { annotations: { [SCALED_BY]: 'web' } }, spec: { replicas: 3 } } },
-        d: `update/status ${paWrites}`,
-      });
-      expectEvents('---a', { a: { type: 'Normal', reason: 'Scaled', key: 'default/web', note: 'scaled deployment "web" from 1 to 3 replicas', related: { kind: 'Deployment', name: 'web' } } });
+      expectWrites('-abc-d', { a: { verb: 'patch', patchType: 'json' }, b: `patch ${paWrites} 422 Invalid`, c: { resource: 'deployments.apps' }, d: `update/status ${paWrites}` });
     });
-    const pa = run.client.object<PodAutoscaler>(autoscalerRef('default', 'web'));
-    expect(pa?.status).to.deep.include({ observedGeneration: 1, currentReplicas: 3 });
-    expect(findCondition(pa?.status?.conditions, 'Ready')).to.include({ status: 'True', reason: 'Scaled' });
-    expect(run.client.object<Deployment>(deploymentRef('default', 'web'))?.spec?.replicas).to.equal(3);
   });
 
   it('writes nothing at all when it starts over a cluster it already converged', async () => {

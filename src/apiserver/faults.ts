@@ -196,6 +196,7 @@ export class RequestFaults {
 export class Faults extends RequestFaults {
   private silenced = false;
   private watch410AsHttp = false;
+  private watchDelays: { ms: number; match?: RequestMatch }[] = [];
 
   constructor(
     private readonly hub: WatchHub,
@@ -240,6 +241,27 @@ export class Faults extends RequestFaults {
     return this.silenced;
   }
 
+  /**
+   * Delays every line of matching watches (events and bookmarks, in order)
+   * by `ms`, open watches and new ones alike: a watch that lags behind the
+   * writes, as a loaded API server's or a slow network's does, while the
+   * writes themselves are answered at once. 0 removes the delay set for
+   * that match. A watch that closes drops what it still held back, as a
+   * cut connection would.
+   */
+  delayWatchEvents(ms: number, match?: RequestMatch): void {
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new RangeError(`delayWatchEvents needs a finite number of ms >= 0, got ${String(ms)}`);
+    this.watchDelays = this.watchDelays.filter((d) => !sameMatch(d.match, match));
+    if (ms > 0) this.watchDelays.push({ ms, match });
+  }
+
+  /** How long the lines of a watch `info` describes are held back, in ms (`delayWatchEvents`). */
+  watchDelayFor(info: RequestInfo): number {
+    let ms = 0;
+    for (const d of this.watchDelays) if (matches(d.match, { ...info, verb: 'watch' })) ms = Math.max(ms, d.ms);
+    return ms;
+  }
+
   /** Writes a line that is not JSON into every open watch. Returns how many. */
   malformedLine(text = 'this is not a watch event {'): number {
     const watchers = this.hub.all();
@@ -264,6 +286,7 @@ export class Faults extends RequestFaults {
   override reset(): void {
     super.reset();
     this.watch410AsHttp = false;
+    this.watchDelays = [];
     if (this.silenced) this.unsilenceWatches();
   }
 }

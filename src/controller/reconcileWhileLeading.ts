@@ -15,6 +15,7 @@ import {
   type Observable,
   of,
   ReplaySubject,
+  type OperatorFunction,
   type SchedulerLike,
   share,
   switchMap,
@@ -24,7 +25,7 @@ import {
   throwError,
 } from 'rxjs';
 import type { Logger } from '../logger.js';
-import { reconcileByKey, type ReconcileOptions, type ReconcileOutcome } from '../operators/reconcileByKey.js';
+import { reconcileByKey, type KeyTrigger, type ReconcileOptions, type ReconcileOutcome } from '../operators/reconcileByKey.js';
 import type { Reconciler } from '../operators/reconciler.js';
 import { leaderElection, type LeaderElectionOptions, type LeaderState } from '../sinks/leader/leaderElection.js';
 import type { SourceMetrics } from '../sinks/metrics/sourceMetrics.js';
@@ -66,6 +67,8 @@ export interface ReconcileWhileLeadingParts<T extends KubeObject> {
   onLeader: (state: LeaderState) => void;
   reconcile: Reconciler;
   queue: Omit<ReconcileOptions, 'stop'>;
+  /** What wraps the queue (read-your-own-writes holds its input), if anything. */
+  around?: (queue: OperatorFunction<KeyTrigger, ReconcileOutcome>) => OperatorFunction<KeyTrigger, ReconcileOutcome>;
 }
 
 /**
@@ -151,7 +154,7 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
   }).pipe(
     tap(() => logger.info({ resources: cached }, 'caches synced: reconciling')),
     switchMap(() => wiring.triggers),
-    reconcileByKey(parts.reconcile, { ...parts.queue, stop: stopping }),
+    (parts.around ?? ((queue) => queue))(reconcileByKey(parts.reconcile, { ...parts.queue, stop: stopping })),
     tap({ complete: () => inputEnded.next() }),
     takeUntil(merge(lost, graceOver, failed)),
     catchError(fail),

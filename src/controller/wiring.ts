@@ -162,7 +162,13 @@ function traced<E extends StoreEvent>(
  * resync (which re-sends the stored object as both); a repeat the watch
  * sent holds the object received, never the stored one.
  */
-export function wire<T extends KubeObject>(options: ControllerOptions<T>, informers: InformerFactory, trace?: TriggerTrace): Wiring<T> {
+export function wire<T extends KubeObject>(
+  options: ControllerOptions<T>,
+  informers: InformerFactory,
+  trace?: TriggerTrace,
+  /** Hears every event of store `i` of `all` (read-your-own-writes), before its keys go on. */
+  observe?: (i: number, event: StoreEvent) => void,
+): Wiring<T> {
   const primary = informers.informer<T>(options.for, {
     ...selectors(options.for),
     ...(options.for.indexers ? { indexers: options.for.indexers as Indexers<T> } : {}),
@@ -190,7 +196,22 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
       ).pipe(map((key) => priority.key(key, trigger.priority, 'trigger'))),
     ),
   );
-  const primaryChanges = primary.events.pipe(
+  // Each store's events as the triggers read them, each told to `observe` once the keys it triggers have gone on:
+  // a key that waits for the write this event shows is waiting already, and goes on once.
+  const eventsOf = <E extends StoreEvent>(i: number, events: Observable<E>): Observable<E> =>
+    observe === undefined
+      ? events
+      : new Observable<E>((subscriber) =>
+          events.subscribe({
+            next: (event) => {
+              subscriber.next(event);
+              if (!subscriber.closed) observe(i, event);
+            },
+            error: (err: unknown) => subscriber.error(err),
+            complete: () => subscriber.complete(),
+          }),
+        );
+  const primaryChanges = eventsOf(0, primary.events).pipe(
     options.predicates ? filterDeltas<T>(options.predicates) : (source: Observable<StoreEvent<T>>) => source,
     filter(isDelta),
     withPriority(
@@ -217,8 +238,8 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
     whenSynced: merge(...all.map(({ informer }) => informer.events)).pipe(startWith(null), map(synced), first(Boolean)),
     triggers: merge(
       primaryChanges,
-      ...owned.map(({ resource, informer }) =>
-        informer.events.pipe(
+      ...owned.map(({ resource, informer }, i) =>
+        eventsOf(1 + i, informer.events).pipe(
           withPriority(
             (events) => traced(events, mapToOwners(ownerKind), trace, 'owns', resourceName(resource)),
             (event, key) => priority.delta(event, key, resource.priority),
@@ -226,7 +247,7 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
         ),
       ),
       ...watched.map(({ watch, informer }, i) =>
-        informer.events.pipe(
+        eventsOf(1 + owned.length + i, informer.events).pipe(
           withPriority(
             (events) =>
               traced(

@@ -210,6 +210,26 @@ describe('listWatch against the embedded API server', function () {
     expect(requests('list')).to.have.length(1);
   });
 
+  it('sees watch events late, in order, while delayWatchEvents holds them, and sees them again once it is lifted', async () => {
+    await create('a');
+    const i = informer();
+    await waitFor(() => i.storeNames().join() === 'a', 'the list');
+    server.faults.delayWatchEvents(400, { resource: 'configmaps' });
+    const start = Date.now();
+    await create('b');
+    await create('c');
+    // The writes were answered; their events are still held.
+    expect(i.storeNames().join()).to.equal('a');
+    await waitFor(() => i.storeNames().join() === 'a,b,c', 'the delayed events');
+    expect(Date.now() - start).to.be.at.least(390);
+    const added = i.raw.flatMap((e) => (e.type === 'Added' ? [e.object.metadata.name] : []));
+    expect(added).to.deep.equal(['b', 'c']);
+    server.faults.delayWatchEvents(0, { resource: 'configmaps' });
+    await create('d');
+    // After any line still held (a bookmark sent during the delay): none overtakes another.
+    await waitFor(() => i.storeNames().join() === 'a,b,c,d', 'an event after the delay is lifted');
+  });
+
   it('gives up a list that sends nothing for its idle limit and lists again', async () => {
     await create('a');
     server.faults.latency(60_000, { verb: 'list', resource: 'configmaps' });

@@ -115,6 +115,7 @@ export function handleWatch(r: WatchRequest): void {
     timeoutSeconds,
     bookmarkResourceVersion: (): number | undefined => watcher.bookmarkResourceVersion,
     onClosed: () => cluster.hub.remove(watcher),
+    lineDelay: () => faults.watchDelayFor({ verb: 'watch', group: r.type.group, version: r.type.version, resource: r.type.resource, kind: r.type.kind, ...(namespace !== undefined ? { namespace } : {}) }),
   });
   const watcher: Watcher = new Watcher(store, r.type.storageKey, r.type, namespace, filter, stream, from, {
     initial,

@@ -26,6 +26,8 @@ export interface WatchStreamOptions {
   bookmarkResourceVersion: () => number | undefined;
   /** Called once when the stream has closed, for whatever reason. */
   onClosed: () => void;
+  /** How long each line is held back before it is written, in ms (the watch-delay fault); read at each line. */
+  lineDelay?: () => number;
 }
 
 /** One open watch response: writes event lines, bookmarks and fault effects to the HTTP response, with backpressure. */
@@ -37,6 +39,9 @@ export class WatchStream {
   private whenWritable: (() => void) | undefined;
   private bookmarkTimer: NodeJS.Timeout | undefined;
   private timeoutTimer: NodeJS.Timeout | undefined;
+  /** Lines held back by the watch-delay fault, oldest first, with when each is due (ms since the epoch). */
+  private held: { line: string; due: number }[] = [];
+  private heldTimer: NodeJS.Timeout | undefined;
   /** Lines written. */
   sent = 0;
 
@@ -80,6 +85,24 @@ export class WatchStream {
    * (call `onWritable` to hear when it can). Only call while `writable`.
    */
   send(line: string): boolean {
+    const delay = this.options.lineDelay?.() ?? 0;
+    if (delay <= 0 && this.held.length === 0) return this.write(line);
+    // In order: a line never overtakes one held before it, even when the delay shrinks.
+    const last = this.held.at(-1)?.due ?? 0;
+    this.held.push({ line, due: Math.max(Date.now() + delay, last) });
+    if (this.heldTimer === undefined) this.releaseHeld();
+    return true;
+  }
+
+  /** Writes the held lines that are due, and waits for the next one. */
+  private readonly releaseHeld = (): void => {
+    this.heldTimer = undefined;
+    while (!this.closed && this.held.length > 0 && (this.held[0] as { due: number }).due <= Date.now()) this.write((this.held.shift() as { line: string }).line);
+    const next = this.held[0];
+    if (!this.closed && next !== undefined) this.heldTimer = setTimeout(this.releaseHeld, next.due - Date.now());
+  };
+
+  private write(line: string): boolean {
     if (!this.corked) {
       this.corked = true;
       this.res.cork();
@@ -163,6 +186,8 @@ export class WatchStream {
     this.closed = true;
     clearInterval(this.bookmarkTimer);
     clearTimeout(this.timeoutTimer);
+    clearTimeout(this.heldTimer);
+    this.held = [];
     this.whenWritable = undefined;
     this.res.off('drain', this.drained);
     this.options.onClosed();

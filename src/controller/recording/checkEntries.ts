@@ -42,6 +42,10 @@ export function optionsProblem(options: Json): string | undefined {
   if (!optional(options.timeout, positiveInteger)) return `options.timeout must be a positive integer (ms), got ${JSON.stringify(options.timeout)}`;
   if (!optional(options.maxRetries, (v) => Number.isSafeInteger(v) && (v as number) >= 0)) return `options.maxRetries must be a non-negative integer, got ${JSON.stringify(options.maxRetries)}`;
   if (!optional(options.resyncPeriod, positiveInteger)) return `options.resyncPeriod must be a positive integer (ms), got ${JSON.stringify(options.resyncPeriod)}`;
+  const ryow = options.readYourWrites;
+  if (ryow !== undefined && (ryow === null || typeof ryow !== 'object' || Array.isArray(ryow) || !optional((ryow as { timeout?: Json }).timeout, positiveInteger))) {
+    return `options.readYourWrites must be an object with an optional positive integer timeout (ms), got ${JSON.stringify(ryow)}`;
+  }
   return undefined;
 }
 

@@ -50,6 +50,11 @@ export interface RecordedOptions {
   readonly maxRetries?: number;
   /** The primary resource's resync period (ms), if any. */
   readonly resyncPeriod?: number;
+  /**
+   * Read-your-own-writes, when it was on, with its timeout (ms; none for no
+   * limit). Absent: off (and in recordings made before it existed).
+   */
+  readonly readYourWrites?: { readonly timeout?: number };
   /** Whether Secrets' `data` and `stringData` were replaced by `(redacted)`. */
   readonly redactSecrets: boolean;
 }

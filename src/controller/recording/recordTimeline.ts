@@ -3,6 +3,7 @@ import type { Logger } from '../../logger.js';
 import type { TimelineEntry } from '../../timeline.js';
 import type { ControllerOptions, WatchedResource } from '../controller.js';
 import type { KubeObject } from '../../types.js';
+import { DEFAULT_OWN_WRITE_TIMEOUT, readYourWritesOption } from '../readYourWrites.js';
 import { recordingFormat, recordingVersion, type RecordedOptions, type RecordedResource, type RecordingHeader } from './format.js';
 import { redactEntry } from '../../util/redactSecrets.js';
 import { rotatingFile, type RotatingFileStats, type RotationOptions } from './rotatingFile.js';
@@ -45,6 +46,7 @@ export function recordedOptions<T extends KubeObject>(options: ControllerOptions
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
     ...(options.resyncPeriod !== undefined ? { resyncPeriod: options.resyncPeriod } : {}),
+    ...recordedReadYourWrites(options.readYourWrites),
     redactSecrets,
   };
 }
@@ -93,4 +95,12 @@ export function recordTimeline<T extends KubeObject>(
     },
     stats: () => file.stats(),
   };
+}
+
+/** How read-your-own-writes was set, for replay to set it the same way. */
+function recordedReadYourWrites(option: ControllerOptions<KubeObject>['readYourWrites']): Pick<RecordedOptions, 'readYourWrites'> {
+  const on = readYourWritesOption(option);
+  if (on === undefined) return {};
+  const timeout = on.timeout ?? DEFAULT_OWN_WRITE_TIMEOUT;
+  return { readYourWrites: Number.isFinite(timeout) ? { timeout } : {} };
 }

@@ -5,6 +5,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { controller, type ControllerOptions, type ControllerReconciler, type ExtraWatch } from '../../controller/controller.js';
 import type { Recording } from '../../controller/recording/format.js';
 import { readRecording, RecordingError } from '../../controller/recording/readRecording.js';
+import { OwnWritesClient } from '../../controller/ownWritesClient.js';
 import { silentLogger } from '../../logger.js';
 import type { ReconcileOutcome } from '../../operators/reconcileByKey.js';
 import type { EventRecorder } from '../../sinks/events/eventRecorder.js';
@@ -30,7 +31,7 @@ import { errorMessage, eventText, outcomeText, recordedRuns } from './runSteps.j
  * controller's.
  */
 export interface ReplayOptions<T extends KubeObject>
-  extends Partial<Pick<ControllerOptions<T>, 'for' | 'owns' | 'watches' | 'predicates' | 'rateLimiter' | 'concurrency' | 'timeout' | 'maxRetries' | 'resyncPeriod' | 'gracePeriod' | 'logger'>> {
+  extends Partial<Pick<ControllerOptions<T>, 'for' | 'owns' | 'watches' | 'predicates' | 'rateLimiter' | 'concurrency' | 'timeout' | 'maxRetries' | 'resyncPeriod' | 'gracePeriod' | 'logger' | 'readYourWrites'>> {
   /** The reconcile to replay: the recorded one, or a changed one to see what it would have done. */
   reconcile: ControllerReconciler<T>;
 }
@@ -224,7 +225,9 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
     // Counted from 1, as the timeline's run entries count (the queue's ctx.attempt counts from 0).
     const log: ReplayedLog = { key, run, attempt: ctx.attempt + 1, start: now(), end: undefined, steps: [] };
     replayedRuns.push(log);
-    const client = replayClient(counterpart, log, scheduler);
+    const answers = replayClient(counterpart, log, scheduler);
+    // Read-your-own-writes hears the replayed writes as the recorded controller's heard the recorded ones.
+    const client = ctx.client instanceof OwnWritesClient ? ctx.client.over(answers) : answers;
     // A run starts once every entry before the recorded start is in (the cache as it was then), and ends once every
     // entry before the recorded end is, no earlier than that end: the queue and the caches see the recorded order.
     const waitForRecordedEnd = async (): Promise<void> => {
@@ -255,6 +258,7 @@ export async function replay<T extends KubeObject = KubeObject>(recording: strin
     ...(options.timeout ?? header.options.timeout) !== undefined ? { timeout: (options.timeout ?? header.options.timeout) as number } : {},
     ...(options.maxRetries ?? header.options.maxRetries) !== undefined ? { maxRetries: (options.maxRetries ?? header.options.maxRetries) as number } : {},
     ...(options.resyncPeriod ?? header.options.resyncPeriod) !== undefined ? { resyncPeriod: (options.resyncPeriod ?? header.options.resyncPeriod) as number } : {},
+    readYourWrites: options.readYourWrites ?? (header.options.readYourWrites === undefined ? false : { timeout: header.options.readYourWrites.timeout ?? Infinity }),
     ...(options.predicates !== undefined ? { predicates: options.predicates } : {}),
     ...(options.rateLimiter !== undefined ? { rateLimiter: options.rateLimiter } : {}),
     triggers: [{ name: 'recorded triggers', keys: inputs.external }],
