@@ -24,10 +24,15 @@ import { importModule, TypeScriptLoaderMissing } from '../util/importModule.js';
  * CustomResourceDefinitions the controller serves. `where.namespace` is
  * the namespace it is deployed to (`POD_NAMESPACE` when it runs).
  */
-export type ControllerDefinition = (kubeConfig: KubeConfig, where: { namespace: string }) => DefinedController | DefinedPipeline;
+export type ControllerDefinition<T extends KubeObject = KubeObject> = (kubeConfig: KubeConfig, where: { namespace: string }) => DefinedController<T> | DefinedPipeline;
 
-/** What a definition of a builder controller returns: `runController()`'s options and its CRDs. */
-export type DefinedController = RunControllerOptions<KubeObject> & { crds?: readonly KubeObject[] };
+/**
+ * What a definition of a builder controller returns: `runController()`'s
+ * options and its CRDs. `T` is the type of its objects, as in those
+ * options, so that a definition of a typed controller (`ControllerOptions<WebApp>`)
+ * is a `ControllerDefinition<WebApp>` without a cast.
+ */
+export type DefinedController<T extends KubeObject = KubeObject> = RunControllerOptions<T> & { crds?: readonly KubeObject[] };
 
 /**
  * What a definition of a hand-composed pipeline returns: the pipeline, and
@@ -111,8 +116,9 @@ function isRunTimeError(err: Error, file: string): boolean {
 }
 
 /** Calls the definition and checks what it returned: a name, a primary resource, a reconcile or a pipeline, CRDs as objects. */
-export function define(definition: ControllerDefinition, kubeConfig: KubeConfig, namespace: string): DefinedController | DefinedPipeline {
-  const defined = definition(kubeConfig, { namespace }) as Partial<DefinedController & DefinedPipeline> | undefined;
+export function define<T extends KubeObject>(definition: ControllerDefinition<T>, kubeConfig: KubeConfig, namespace: string): DefinedController | DefinedPipeline {
+  // What it returned is checked below, whatever its type says (a module's definition is JavaScript as often as not).
+  const defined = definition(kubeConfig, { namespace }) as unknown as Partial<DefinedController & DefinedPipeline> | undefined;
   if (defined === null || typeof defined !== 'object') throw new DefinitionError(`the definition returned ${JSON.stringify(defined)}, not runController's options`);
   if (typeof defined.name !== 'string' || defined.name === '') throw new DefinitionError('the definition returned no name');
   const primary = defined.for;

@@ -211,6 +211,6 @@ export function controllerManifests(defined: DefinedController | DefinedPipeline
  * only its options are read. A definition with webhooks needs
  * `options.webhookCertificate`.
  */
-export function manifests(definition: ControllerDefinition, options: ManifestOptions): KubeObject[] {
+export function manifests<T extends KubeObject>(definition: ControllerDefinition<T>, options: ManifestOptions): KubeObject[] {
   return controllerManifests(define(definition, placeholderKubeConfig(), options.namespace), options);
 }

@@ -42,6 +42,8 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   controller: library.filter((p) => p !== 'controller'),
   // From the wiring to a cluster: RBAC derived from a controller's options, its manifests, the CLI commands that print and run them.
   deploy: ['controller', 'webhooks'],
+  // New projects from the package's templates (rxkube init, rxkube create api): files and names, no cluster.
+  scaffold: [],
   apiserver: ['apiserver/auth'],
   // Who may do what: it reads the cluster (storage, registry, selectors), and leaves answering to http/ (types only, see `typesOnlyFrom`).
   'apiserver/auth': ['apiserver'],
