@@ -65,6 +65,7 @@ export {
   type CustomResourceOptions,
   type CustomResourceSchema,
   type CustomResourceVersion,
+  type DefinedCustomResource,
   type DefinedVersion,
   type ObjectOf,
   type PrinterColumn,

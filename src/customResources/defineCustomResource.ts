@@ -128,30 +128,37 @@ export interface CustomResourceDefinitionObject extends KubeObject {
 /** Where the API server reaches a conversion webhook (`spec.conversion.webhook.clientConfig`). */
 export type ConversionClientConfig = { url: string; caBundle?: string } | { service: { name: string; namespace: string; path?: string; port?: number }; caBundle?: string };
 
-/** What `defineCustomResource` returns. `ObjectOf<typeof X>` is the type of its objects. */
-export interface CustomResource<V extends Readonly<Record<string, CustomResourceVersion>> = Readonly<Record<string, CustomResourceVersion>>> {
+/** What every defined custom resource has, whatever its versions: what takes a definition of any kind (`installCrd`, a definition's `crds`) asks for. */
+export interface DefinedCustomResource {
   readonly group: string;
   readonly kind: string;
   readonly plural: string;
   readonly scope: 'Namespaced' | 'Cluster';
   /** The version objects are stored in. */
-  readonly storageVersion: StorageVersionOf<V>;
+  readonly storageVersion: string;
   /** The storage version's `group/version`. */
   readonly apiVersion: string;
   /** The storage version, as a controller watches it: `controller({ for: X.resource })`, or `{ ...X.resource, namespace }`. */
-  readonly resource: WatchedResource<CustomObject<V[StorageVersionOf<V>]['schema']>>;
+  readonly resource: WatchedResource;
   /** Every version, by name. */
-  readonly versions: { readonly [K in keyof V]: DefinedVersion<CustomObject<V[K]['schema']>> };
+  readonly versions: Readonly<Record<string, DefinedVersion<KubeObject>>>;
   /** The CustomResourceDefinition: for `installCrd`, a definition's `crds`, `rxkube manifests`. */
   readonly crd: CustomResourceDefinitionObject;
   /** The CRD converting between its versions through the webhook at `clientConfig` (what `rxkube manifests` sets for a controller's `webhooks.convert`). */
   crdConvertedBy(clientConfig: ConversionClientConfig): CustomResourceDefinitionObject;
+}
+
+/** What `defineCustomResource` returns, typed by its versions. `ObjectOf<typeof X>` is the type of its objects. */
+export interface CustomResource<V extends Readonly<Record<string, CustomResourceVersion>>> extends DefinedCustomResource {
+  readonly storageVersion: StorageVersionOf<V>;
+  readonly resource: WatchedResource<CustomObject<V[StorageVersionOf<V>]['schema']>>;
+  readonly versions: { readonly [K in keyof V]: DefinedVersion<CustomObject<V[K]['schema']>> };
   /** An object of the storage version: `apiVersion` and `kind` filled in. */
   make(object: Omit<CustomObject<V[StorageVersionOf<V>]['schema']>, 'apiVersion' | 'kind'>): CustomObject<V[StorageVersionOf<V>]['schema']>;
 }
 
 /** The type of the objects of a defined custom resource: of its storage version, or of `Version`. */
-export type ObjectOf<R extends CustomResource, Version extends keyof R['versions'] = R['storageVersion']> = R['versions'][Version] extends DefinedVersion<infer O> ? O : never;
+export type ObjectOf<R extends DefinedCustomResource, Version extends keyof R['versions'] = R['storageVersion']> = R['versions'][Version] extends DefinedVersion<infer O> ? O : never;
 
 const dnsLabel = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -292,6 +299,6 @@ export function defineCustomResource<const V extends Readonly<Record<string, Cus
 }
 
 /** Whether `value` is what `defineCustomResource` returned (where a CRD object or a definition is taken). */
-export function isCustomResource(value: unknown): value is CustomResource {
-  return typeof value === 'object' && value !== null && typeof (value as Partial<CustomResource>).crdConvertedBy === 'function' && typeof (value as Partial<CustomResource>).crd === 'object';
+export function isCustomResource(value: unknown): value is DefinedCustomResource {
+  return typeof value === 'object' && value !== null && typeof (value as Partial<DefinedCustomResource>).crdConvertedBy === 'function' && typeof (value as Partial<DefinedCustomResource>).crd === 'object';
 }

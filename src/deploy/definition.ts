@@ -7,7 +7,7 @@ import type { RunControllerOptions } from '../controller/runController.js';
 import type { RunPipelineOptions } from '../controller/runPipeline.js';
 import type { WatchedResource } from '../controller/controller.js';
 import type { KubeObject } from '../types.js';
-import { isCustomResource, type CustomResource } from '../customResources/defineCustomResource.js';
+import { isCustomResource, type DefinedCustomResource } from '../customResources/defineCustomResource.js';
 import { importModule, TypeScriptLoaderMissing } from '../util/importModule.js';
 
 /**
@@ -28,7 +28,7 @@ import { importModule, TypeScriptLoaderMissing } from '../util/importModule.js';
 export type ControllerDefinition = (kubeConfig: KubeConfig, where: { namespace: string }) => DefinedController | DefinedPipeline;
 
 /** A CRD a definition serves: the object, or what `defineCustomResource` made (its `crd`). */
-export type DefinedCrd = KubeObject | CustomResource;
+export type DefinedCrd = KubeObject | DefinedCustomResource;
 
 /** What a definition of a builder controller returns: `runController()`'s options and its CRDs. */
 export type DefinedController = RunControllerOptions<KubeObject> & { crds?: readonly DefinedCrd[] };

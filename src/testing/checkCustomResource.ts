@@ -1,6 +1,6 @@
 import { crdValidationErrors } from '../apiserver/api/crd.js';
 import { invalid } from '../apiserver/api/statusError.js';
-import { isCustomResource, type CustomResource } from '../customResources/defineCustomResource.js';
+import { isCustomResource, type DefinedCustomResource } from '../customResources/defineCustomResource.js';
 import type { KubeObject } from '../types.js';
 
 /**
@@ -22,7 +22,7 @@ import type { KubeObject } from '../types.js';
  * The memory client of `runReconcile` and `memoryClient` runs it on every
  * definition given in `resources`.
  */
-export function checkCustomResource(resource: CustomResource | KubeObject): void {
+export function checkCustomResource(resource: DefinedCustomResource | KubeObject): void {
   const crd = isCustomResource(resource) ? resource.crd : resource;
   const errors = crdValidationErrors(crd);
   if (errors.length > 0) throw invalid({ group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition' }, crd.metadata.name ?? '', errors);

@@ -4,7 +4,7 @@ import { allVerbs, apiVersionOf, type ResourceType } from '../../apiserver/api/r
 import { UnknownResourceError, unknownApiVersion, unknownKind, type KindResolver, type ResourceInfo } from '../../sinks/client/resources.js';
 import { fatalStatusError } from '../../sources/listWatchFaults.js';
 import type { KubeObject, ResourceRef } from '../../types.js';
-import { isCustomResource, type CustomResource as DefinedCustomResource } from '../../customResources/defineCustomResource.js';
+import { isCustomResource, type DefinedCustomResource } from '../../customResources/defineCustomResource.js';
 import { checkCustomResource } from '../checkCustomResource.js';
 
 /**
