@@ -7,6 +7,7 @@ import type { RunControllerOptions } from '../controller/runController.js';
 import type { RunPipelineOptions } from '../controller/runPipeline.js';
 import type { WatchedResource } from '../controller/controller.js';
 import type { KubeObject } from '../types.js';
+import { isCustomResource, type DefinedCustomResource } from '../customResources/defineCustomResource.js';
 import { importModule, TypeScriptLoaderMissing } from '../util/importModule.js';
 
 /**
@@ -26,13 +27,16 @@ import { importModule, TypeScriptLoaderMissing } from '../util/importModule.js';
  */
 export type ControllerDefinition<T extends KubeObject = KubeObject> = (kubeConfig: KubeConfig, where: { namespace: string }) => DefinedController<T> | DefinedPipeline;
 
+/** A CRD a definition serves: the object, or what `defineCustomResource` made (its `crd`). */
+export type DefinedCrd = KubeObject | DefinedCustomResource;
+
 /**
  * What a definition of a builder controller returns: `runController()`'s
  * options and its CRDs. `T` is the type of its objects, as in those
  * options, so that a definition of a typed controller (`ControllerOptions<WebApp>`)
  * is a `ControllerDefinition<WebApp>` without a cast.
  */
-export type DefinedController<T extends KubeObject = KubeObject> = RunControllerOptions<T> & { crds?: readonly KubeObject[] };
+export type DefinedController<T extends KubeObject = KubeObject> = RunControllerOptions<T> & { crds?: readonly DefinedCrd[] };
 
 /**
  * What a definition of a hand-composed pipeline returns: the pipeline, and
@@ -49,8 +53,13 @@ export interface DefinedPipeline extends Omit<RunPipelineOptions, 'kubeConfig' |
   informers?: readonly WatchedResource[];
   /** What it writes, as `controller()`'s `permissions` (checked the same way). */
   permissions?: readonly ControllerPermission[];
-  /** The CustomResourceDefinitions it serves. */
-  crds?: readonly KubeObject[];
+  /** The CustomResourceDefinitions it serves (objects, or what `defineCustomResource` made). */
+  crds?: readonly DefinedCrd[];
+}
+
+/** The CRD objects of a definition's `crds`. */
+export function crdObjects(crds: readonly DefinedCrd[] | undefined): KubeObject[] {
+  return (crds ?? []).map((c) => (isCustomResource(c) ? c.crd : c));
 }
 
 /** Whether a definition returned a hand-composed pipeline rather than a builder controller's options. */
@@ -142,8 +151,8 @@ export function define<T extends KubeObject>(definition: ControllerDefinition<T>
   } catch (err) {
     throw new DefinitionError(`the definition of "${defined.name}": ${(err as Error).message}`);
   }
-  if (defined.crds !== undefined && (!Array.isArray(defined.crds) || defined.crds.some((c: KubeObject) => c?.kind !== 'CustomResourceDefinition'))) {
-    throw new DefinitionError(`the definition of "${defined.name}": crds must be CustomResourceDefinition objects`);
+  if (defined.crds !== undefined && (!Array.isArray(defined.crds) || defined.crds.some((c: DefinedCrd) => !isCustomResource(c) && c?.kind !== 'CustomResourceDefinition'))) {
+    throw new DefinitionError(`the definition of "${defined.name}": crds must be CustomResourceDefinition objects or what defineCustomResource made`);
   }
   return defined as DefinedController | DefinedPipeline;
 }
