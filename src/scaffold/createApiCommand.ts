@@ -47,13 +47,13 @@ async function projectGroup(cwd: string): Promise<string | undefined> {
 /** Refuses a kind the project has (its folder, or its plural among the kinds' resources). */
 async function checkNew(cwd: string, names: KindNames, group: string): Promise<void> {
   if (await stat(join(cwd, 'src', names.singular)).then(() => true, () => false)) {
-    throw new UsageError(`kind ${names.kind}: src/${names.singular} exists; the project has that kind already (kinds differing only in case share a folder)`);
+    throw new UsageError(`kind ${JSON.stringify(names.kind)}: src/${names.singular} exists; the project has that kind already (kinds differing only in case share a folder)`);
   }
   const folders = await readdir(join(cwd, 'src'), { withFileTypes: true });
   for (const folder of folders.filter((f) => f.isDirectory())) {
     const resource = await readFile(join(cwd, 'src', folder.name, 'resource.ts'), 'utf8').catch(() => '');
     if (resource.includes(`plural: '${names.plural}'`) && resource.includes(`GROUP = '${group}'`)) {
-      throw new UsageError(`plural ${names.plural}: src/${folder.name} already serves ${names.plural}.${group}`);
+      throw new UsageError(`plural ${JSON.stringify(names.plural)}: src/${folder.name} already serves ${names.plural}.${group}`);
     }
   }
 }
