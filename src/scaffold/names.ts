@@ -1,3 +1,4 @@
+import { pluralOf } from '../customResources/defineCustomResource.js';
 import { UsageError } from '../util/cli.js';
 
 /**
@@ -33,20 +34,9 @@ export function dns1035Errors(value: string): string[] {
  * same name would declare it twice (`Deployment`, `Service`) or hide an
  * import (`Condition`, `KubeObject`, …).
  */
-const taken = ['Api', 'ApiServer', 'Condition', 'ControllerContext', 'ControllerOptions', 'Deployment', 'KubeClient', 'KubeConfig', 'KubeObject', 'Logger', 'ObjectKey', 'Service', 'Subscription', 'WatchedResource'];
+const taken = ['Api', 'ApiServer', 'ControllerContext', 'ControllerOptions', 'Deployment', 'Kube', 'KubeClient', 'KubeConfig', 'KubeObject', 'Logger', 'ObjectKey', 'ObjectOf', 'Service', 'Subscription', 'Type', 'WatchedResource'];
 
-/**
- * English plural of a lower-case singular, as kubebuilder's (flect's)
- * regular rules make it: `policy` → `policies`, `class` → `classes`,
- * `webapp` → `webapps`. An irregular one is `--plural`'s job.
- */
-export function pluralOf(singular: string): string {
-  if (/[^aeiou]y$/.test(singular)) return `${singular.slice(0, -1)}ies`;
-  if (/(s|x|z|ch|sh)$/.test(singular)) return `${singular}es`;
-  return `${singular}s`;
-}
-
-/** The names of `kind` (with `plural` when the English rule gets it wrong); a `UsageError` naming what kube or TypeScript would refuse. */
+/** The names of `kind` (with `plural` when the English rule of `defineCustomResource` gets it wrong); a `UsageError` naming what kube or TypeScript would refuse. */
 export function kindNames(kind: string, plural?: string): KindNames {
   const errors = dns1035Errors(kind.toLowerCase());
   if (errors.length > 0) throw new UsageError(`kind ${JSON.stringify(kind)}: may have mixed case, but should otherwise match: ${errors.join(',')}`);
@@ -57,7 +47,6 @@ export function kindNames(kind: string, plural?: string): KindNames {
   const names = { kind, singular, plural: plural ?? pluralOf(singular) };
   const pluralErrors = dns1035Errors(names.plural);
   if (pluralErrors.length > 0) throw new UsageError(`plural ${JSON.stringify(names.plural)}: ${pluralErrors.join(',')}`);
-  if (names.plural === singular) throw new UsageError(`plural ${JSON.stringify(names.plural)}: must differ from the singular, or the templates could not tell them apart`);
   return names;
 }
 

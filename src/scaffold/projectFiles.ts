@@ -4,7 +4,8 @@ import type { ScaffoldFile } from './templates.js';
 /**
  * The project's package.json and tsconfig.json, made in code rather than
  * kept as template files: their versions come from the running rxkube's
- * own package.json (its version, its peer dependencies' ranges, the
+ * own package.json (its version, its peer dependencies' ranges, its
+ * typebox, the
  * TypeScript, @types/node and tsx it is built and tested with), so a new
  * project gets what this rxkube works with.
  */
@@ -12,6 +13,7 @@ import type { ScaffoldFile } from './templates.js';
 interface OwnPackage {
   version: string;
   engines?: { node?: string };
+  dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
 }
@@ -62,6 +64,8 @@ export function projectFiles(name: string, group: string, rxkubeSpec?: string): 
       rxkube: rxkubeSpec ?? `^${own.version}`,
       '@kubernetes/client-node': range(own.peerDependencies, '@kubernetes/client-node'),
       rxjs: range(own.peerDependencies, 'rxjs'),
+      // The schema builder the custom resources are defined with (defineCustomResource), as rxkube depends on it.
+      typebox: range(own.dependencies, 'typebox'),
     },
     devDependencies: {
       '@types/node': range(own.devDependencies, '@types/node'),

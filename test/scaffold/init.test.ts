@@ -4,7 +4,6 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../src/cli.js';
-import { pluralOf } from '../../src/scaffold/names.js';
 
 /**
  * `rxkube init` and `rxkube create api` in process: what they write, and
@@ -42,7 +41,8 @@ async function filesOf(dir: string): Promise<string[]> {
 
 describe('rxkube init and rxkube create api', () => {
   let dir: string;
-  const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  const own = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string; dependencies: Record<string, string> };
+  const { version } = own;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rxkube-init-'));
   });
@@ -74,7 +74,7 @@ describe('rxkube init and rxkube create api', () => {
     ]);
     const manifest = JSON.parse(await readFile(join(dir, 'demo/package.json'), 'utf8')) as { name: string; dependencies: Record<string, string>; scripts: Record<string, string> };
     expect(manifest.name).to.equal('demo');
-    expect(manifest.dependencies).to.deep.equal({ rxkube: `^${version}`, '@kubernetes/client-node': '~1.4.0', rxjs: '^7.8.0' });
+    expect(manifest.dependencies).to.deep.equal({ rxkube: `^${version}`, '@kubernetes/client-node': '~1.4.0', rxjs: '^7.8.0', typebox: own.dependencies.typebox });
     expect(Object.keys(manifest.scripts)).to.have.members(['build', 'start', 'test']);
     expect(ran.out).to.contain('  cd demo\n  npm install\n  npm test').and.to.contain('npm start').and.to.contain('npx rxkube create api <Kind>');
     const tsconfig = JSON.parse(await readFile(join(dir, 'demo/tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
@@ -90,7 +90,7 @@ describe('rxkube init and rxkube create api', () => {
     }
     expect(await readFile(join(root, 'src/policy/resource.ts'), 'utf8'))
       .to.contain("export const GROUP = 'shop.acme.io';")
-      .and.to.contain("names: { plural: 'policies', singular: 'policy', kind: 'Policy', listKind: 'PolicyList' }");
+      .and.to.contain("kind: 'Policy',\n  plural: 'policies',");
     expect((JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.rxkube).to.equal('file:../rxkube.tgz');
   });
 
@@ -131,8 +131,11 @@ describe('rxkube init and rxkube create api', () => {
     expect(await readdir(dir)).to.deep.equal([]);
   });
 
-  it('makes plurals by the English rules kubebuilder uses, and takes --plural for the others', () => {
-    expect(['webapp', 'policy', 'class', 'box', 'key', 'match'].map(pluralOf)).to.deep.equal(['webapps', 'policies', 'classes', 'boxes', 'keys', 'matches']);
+  it('makes the plural by the English rule, and takes --plural where it gets it wrong', async () => {
+    expect((await rxkube(['init', 'a', '--kind', 'Policy'], dir)).code).to.equal(0);
+    expect(await readFile(join(dir, 'a/src/policy/resource.ts'), 'utf8')).to.contain("kind: 'Policy',\n  plural: 'policies',");
+    expect((await rxkube(['init', 'b', '--kind', 'Moose', '--plural', 'moose'], dir)).code).to.equal(0);
+    expect(await readFile(join(dir, 'b/src/moose/resource.ts'), 'utf8')).to.contain("kind: 'Moose',\n  plural: 'moose',");
   });
 
   describe('create api <Kind> in a project of rxkube init', () => {
@@ -156,7 +159,7 @@ describe('rxkube init and rxkube create api', () => {
       const apis = await readFile(join(project, 'src/apis.ts'), 'utf8');
       expect(apis).to.contain("import { webappApi } from './webapp/controller.js';\nimport { databaseApi } from './database/controller.js';\n// rxkube:scaffold:imports");
       expect(apis).to.contain('  webappApi,\n  databaseApi,\n  // rxkube:scaffold:apis');
-      expect(await readFile(join(project, 'src/database/resource.ts'), 'utf8')).to.contain("export const GROUP = 'example.com';").and.to.contain("resource: 'databases', kind: 'Database'");
+      expect(await readFile(join(project, 'src/database/resource.ts'), 'utf8')).to.contain("export const GROUP = 'example.com';").and.to.contain("kind: 'Database',\n  plural: 'databases',");
     });
 
     it('refuses a kind the project has, whatever its case, and one whose plural it serves', async () => {

@@ -45,7 +45,7 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   // From the wiring to a cluster: RBAC derived from a controller's options, its manifests, the CLI commands that print and run them.
   deploy: ['controller', 'webhooks', 'customResources'],
   // New projects from the package's templates (rxkube init, rxkube create api): files and names, no cluster.
-  scaffold: [],
+  scaffold: ['customResources'],
   apiserver: ['apiserver/auth'],
   // Who may do what: it reads the cluster (storage, registry, selectors), and leaves answering to http/ (types only, see `typesOnlyFrom`).
   'apiserver/auth': ['apiserver'],

@@ -3,7 +3,7 @@ import { controller, manifests, runController, type ControllerOptions } from 'rx
 import type { Api } from '../api.js';
 import { DIRECTORY, reconcileWidget } from './reconcile.js';
 import { convergeWidget } from './sample.js';
-import { deployments, GROUP, services, widgetCrd, widgets, type Widget } from './resource.js';
+import { deployments, GROUP, services, Widget, widgets } from './resource.js';
 
 /** The Widget controller's wiring: Widgets, and the Deployments and Services they own, in one namespace (or all). */
 export function widgetOptions(kubeConfig: KubeConfig, namespace?: string): ControllerOptions<Widget> {
@@ -30,13 +30,13 @@ export function widgetOptions(kubeConfig: KubeConfig, namespace?: string): Contr
 
 /** What `rxkube manifests` and `rxkube run` read: the controller in the namespace it is deployed to, and its CRD. */
 export function definition(kubeConfig: KubeConfig, where: { namespace: string }) {
-  return { ...widgetOptions(kubeConfig, where.namespace), crds: [widgetCrd] };
+  return { ...widgetOptions(kubeConfig, where.namespace), crds: [Widget] };
 }
 
 /** The Widget API as src/main.ts and src/rbac.test.ts use it (listed in src/apis.ts). */
 export const widgetApi: Api = {
   kind: 'Widget',
-  crd: widgetCrd,
+  crd: Widget.crd,
   manifests: (options) => manifests(definition, options),
   controller: (kubeConfig, namespace, logger) => controller({ ...widgetOptions(kubeConfig, namespace), logger }),
   run: (kubeConfig) => runController({ ...widgetOptions(kubeConfig), health: false }),

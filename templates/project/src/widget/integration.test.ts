@@ -6,7 +6,7 @@ import { startApiServer, type ApiServer } from 'rxkube/apiserver';
 import { until } from '../until.js';
 import { widgetOptions } from './controller.js';
 import { DIRECTORY } from './reconcile.js';
-import { GROUP, VERSION, widgetCrd, type Widget } from './resource.js';
+import { Widget } from './resource.js';
 
 // The controller over real HTTP, through the real client-node, against the embedded API server, as it runs against a cluster.
 
@@ -17,7 +17,7 @@ let running: Subscription;
 before(async () => {
   server = await startApiServer();
   client = kubeClient(server.kubeConfig());
-  await installCrd(client, widgetCrd);
+  await installCrd(client, Widget);
   running = controller(widgetOptions(server.kubeConfig())).subscribe();
 });
 after(async () => {
@@ -25,10 +25,10 @@ after(async () => {
   await server.close();
 });
 
-const blog = { apiVersion: `${GROUP}/${VERSION}`, kind: 'Widget', namespace: 'default', name: 'blog' };
+const blog = { apiVersion: Widget.apiVersion, kind: 'Widget', namespace: 'default', name: 'blog' };
 
 it('serves a Widget created over HTTP: an owned Deployment and Service, a directory entry, a status', async () => {
-  await client.create<Widget>({ apiVersion: blog.apiVersion, kind: blog.kind, metadata: { name: 'blog', namespace: 'default' }, spec: { image: 'ghost:5', replicas: 1, port: 2368 } });
+  await client.create(Widget.make({ metadata: { name: 'blog', namespace: 'default' }, spec: { image: 'ghost:5', replicas: 1, port: 2368 } }));
   await eventually(async () => {
     const deployment = await client.get<KubeObject>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'blog' });
     assert.equal(deployment.metadata.ownerReferences?.[0]?.kind, 'Widget');

@@ -3,19 +3,14 @@ import { it } from 'node:test';
 import { findCondition, type KubeObject } from 'rxkube';
 import { runReconcile } from 'rxkube/testing';
 import { DIRECTORY, FINALIZER, reconcileWidget } from './reconcile.js';
-import { deployments, GROUP, services, VERSION, widgetCrd, widgets, type Widget } from './resource.js';
+import { deployments, GROUP, services, Widget, widgets } from './resource.js';
 
-const sample: Widget = {
-  apiVersion: `${GROUP}/${VERSION}`,
-  kind: 'Widget',
-  metadata: { name: 'sample', namespace: 'default' },
-  spec: { image: 'nginx:1.27', replicas: 2, port: 8080 },
-};
+const sample = Widget.make({ metadata: { name: 'sample', namespace: 'default' }, spec: { image: 'nginx:1.27', replicas: 2, port: 8080 } });
 
 it('adds its finalizer, applies the Deployment and Service, lists the Widget, and reports it Progressing', async () => {
   // The controller's wiring on an in-memory cluster that knows the CRD, in virtual time (1 frame = 1 ms); every request takes 1 ms.
-  const options = { for: widgets, owns: [deployments, services], reconcile: reconcileWidget, client: { resources: [widgetCrd], latency: 1 } };
-  const run = await runReconcile<Widget>(options, ({ seed, expectWrites, expectEvents }) => {
+  const options = { for: widgets, owns: [deployments, services], reconcile: reconcileWidget, client: { resources: [Widget], latency: 1 } };
+  const run = await runReconcile(options, ({ seed, expectWrites, expectEvents }) => {
     seed(sample);
     // 1: the finalizer, and the run ends; its watch event runs the key again.
     // 2-6: the Deployment, the Service, the directory (a read at 4, the create at 5), the status.
@@ -36,7 +31,7 @@ it('adds its finalizer, applies the Deployment and Service, lists the Widget, an
     });
     expectEvents(''); // no Event until it is Available
   });
-  const widget = run.client.object<Widget>({ apiVersion: sample.apiVersion as string, kind: 'Widget', namespace: 'default', name: 'sample' });
+  const widget = run.client.object<Widget>({ apiVersion: Widget.apiVersion, kind: 'Widget', namespace: 'default', name: 'sample' });
   assert.equal(findCondition(widget?.status?.conditions, 'Ready')?.message, '0 of 2 replicas available');
   const directory = run.client.object<KubeObject & { data?: object }>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: DIRECTORY });
   assert.deepEqual(directory?.data, { sample: 'http://sample.default.svc' });

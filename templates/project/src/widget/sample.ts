@@ -1,6 +1,6 @@
 import { findCondition, type KubeClient } from 'rxkube';
 import { until } from '../until.js';
-import { GROUP, VERSION, type Deployment, type Widget } from './resource.js';
+import { Widget, type Deployment } from './resource.js';
 
 /**
  * Creates a sample Widget in `namespace` (`widget-sample`, as `kubectl
@@ -12,9 +12,9 @@ import { GROUP, VERSION, type Deployment, type Widget } from './resource.js';
  */
 export async function convergeWidget(client: KubeClient, namespace: string): Promise<string> {
   const name = 'widget-sample';
-  const sample: Widget = { apiVersion: `${GROUP}/${VERSION}`, kind: 'Widget', metadata: { name, namespace }, spec: { image: 'nginx:1.27', replicas: 2, port: 8080 } };
+  const sample = Widget.make({ metadata: { name, namespace }, spec: { image: 'nginx:1.27', replicas: 2, port: 8080 } });
   await client.apply(sample, { force: true });
-  const target = { apiVersion: sample.apiVersion as string, kind: 'Widget', namespace, name };
+  const target = { apiVersion: Widget.apiVersion, kind: 'Widget', namespace, name };
   const deployment = await until(`Deployment ${namespace}/${name}`, () => client.get<Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name }).catch(() => undefined));
   await client.patchStatus<Deployment>(deployment, { status: { availableReplicas: deployment.spec?.replicas ?? 0 } });
   const ready = await until(`Widget ${namespace}/${name} to be Ready`, async () => {
