@@ -3,11 +3,14 @@ import { manifestsCommand } from './deploy/manifestsCommand.js';
 import { runCommand } from './deploy/runCommand.js';
 import { typesCommand } from './deploy/typesCommand.js';
 import { replayCommand, replayUsage } from './testing/replay/replayCommand.js';
+import { createCommand } from './scaffold/createApiCommand.js';
+import { initCommand } from './scaffold/initCommand.js';
 import { closest, UsageError, type CliIo } from './util/cli.js';
 
 /**
  * The `rxkube` command: dispatches to its subcommands (`rxkube apiserver`,
- * `rxkube manifests`, `rxkube run`, `rxkube replay`, `rxkube types`).
+ * `rxkube manifests`, `rxkube run`, `rxkube replay`, `rxkube types`,
+ * `rxkube init`, `rxkube create`).
  * A program entry like `bin/rxkube.js`, not a part of the library: it may
  * import any part. Failures are exit codes; nothing here calls
  * `process.exit`.
@@ -28,6 +31,8 @@ function signals(): Promise<NodeJS.Signals> {
 const usage = `usage: rxkube <command> [options]
 
 commands:
+  init <dir>           write a new operator project: a custom resource, its controller and tests
+  create api <Kind>    add a custom resource and its controller to a project rxkube init made
   apiserver            run the embedded Kubernetes API server
   manifests <module>   print the YAML that deploys a controller definition
   run <module>         run a controller definition (the container's start command)
@@ -39,7 +44,7 @@ rxkube <command> --help describes each.
 ${apiserverUsage}
 ${replayUsage}`;
 
-const commands = ['apiserver', 'manifests', 'run', 'replay', 'help'];
+const commands = ['apiserver', 'manifests', 'run', 'replay', 'types', 'init', 'create', 'help'];
 
 const defaultIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
@@ -62,6 +67,10 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
         return await replayCommand(rest, io);
       case 'types':
         return await typesCommand(rest, io);
+      case 'init':
+        return await initCommand(rest, io);
+      case 'create':
+        return await createCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':

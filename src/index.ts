@@ -56,7 +56,25 @@ export { isAlreadyExists, isConflict, isForbidden, isGone, isInvalid, isNotFound
 export { finalizer, FinalizerError } from './sinks/objects/finalizer.js';
 export { isControlledBy, setControllerReference, setOwnerReference } from './sinks/objects/ownerReferences.js';
 export { findCondition, isConditionFalse, isConditionTrue, removeCondition, setCondition, type Condition, type ConditionUpdate } from './sinks/objects/conditions.js';
-export { installCrd, uninstallCrd, type CrdWaitOptions } from './sinks/objects/customResourceDefinitions.js';
+export { installCrd, uninstallCrd, type CrdSource, type CrdWaitOptions } from './sinks/objects/customResourceDefinitions.js';
+export {
+  defineCustomResource,
+  type ConversionClientConfig,
+  type CustomObject,
+  type CustomResource,
+  type CustomResourceDefinitionObject,
+  type CustomResourceOptions,
+  type CustomResourceSchema,
+  type CustomResourceVersion,
+  type DefinedCustomResource,
+  type DefinedVersion,
+  type ObjectOf,
+  type PrinterColumn,
+  type ScaleSubresource,
+  type StorageVersionOf,
+} from './customResources/defineCustomResource.js';
+export { Kube, type EmbeddedObject, type KubeExtensions, type ValidationRule } from './customResources/kubeSchema.js';
+export { StructuralSchemaError, type JsonSchemaProps } from './customResources/structural.js';
 export { eventRecorder, type EventInput, type EventRecorder } from './sinks/events/eventRecorder.js';
 export { controllerMetrics } from './sinks/metrics/controllerMetrics.js';
 export { sourceMetrics } from './sinks/metrics/sourceMetrics.js';
@@ -73,7 +91,7 @@ export type { ControllerWebhooks } from './controller/controllerWebhooks.js';
 export { runPipeline, type Pipeline, type PipelineContext, type RunningPipeline, type RunPipelineOptions } from './controller/runPipeline.js';
 
 // Deploying: what a controller module exports for `rxkube manifests` and `rxkube run`, and the manifests as an API.
-export type { ControllerDefinition, DefinedController, DefinedPipeline } from './deploy/definition.js';
+export type { ControllerDefinition, DefinedController, DefinedCrd, DefinedPipeline } from './deploy/definition.js';
 export { manifests, type ManifestOptions } from './deploy/manifests.js';
 
 // The types of the options, arguments and results above, named so that code calling these functions can name them too.

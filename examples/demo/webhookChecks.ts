@@ -3,7 +3,8 @@ import { webhookPaths } from 'rxkube/webhooks';
 import { installConversion } from '../podautoscaler/crd.js';
 import { autoscalerManifest } from '../podautoscaler/manifests.js';
 import { GROUP, KIND, podAutoscalers, type PodAutoscaler } from '../podautoscaler/types.js';
-import { podAutoscalerWebhookConfigurations, type PodAutoscalerV2 } from '../podautoscaler/webhooks.js';
+import { podAutoscalerWebhookConfigurations } from '../podautoscaler/webhooks.js';
+import type { PodAutoscalerV2 } from '../podautoscaler/types.js';
 
 /**
  * The main job's webhook part, on the embedded API server (a real cluster

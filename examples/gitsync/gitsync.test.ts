@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findCondition, silentLogger, type KubeObject } from 'rxkube';
@@ -9,7 +9,7 @@ import { waitFor } from '../../test/support/waitFor.js';
 import { useEmbeddedServer } from '../support/harness.js';
 import { gitSyncController } from './controller.js';
 import { serveGitOverHttp } from './gitHttpServer.js';
-import { installApplicationCrd } from './crd.js';
+import { applicationCrd, installApplicationCrd } from './crd.js';
 import { API_VERSION, INVENTORY_LABEL, KIND, type Application, type ApplicationSpec } from './types.js';
 import { initWorkTree, type WorkTree } from './workTree.js';
 
@@ -329,13 +329,13 @@ describe('examples/gitsync against the embedded API server', function () {
     }
   });
 
-  itKubectl('is driven with kubectl as a user would: apply crd.yaml and an Application, and get shows its Sync, Health and Revision', async () => {
+  itKubectl('is driven with kubectl as a user would: apply the CRD and an Application, and get shows its Sync, Health and Revision', async () => {
     const commit = await repo.commit({ 'deploy/a.yaml': configMap('a', { v: '1' }) }, 'a');
     const kubeconfig = join(dir, 'kubeconfig');
     await h.server.writeKubeconfig(kubeconfig);
     const kubectl = kubectlIn(dir, kubeconfig);
     try {
-      await kubectl.ok(['apply', '-f', fileURLToPath(new URL('./crd.yaml', import.meta.url))]);
+      await kubectl.ok(['apply', '-f', '-'], stringify(applicationCrd()));
       const application = `apiVersion: ${API_VERSION}\nkind: ${KIND}\nmetadata: { name: web, namespace: default }\nspec: { repoURL: ${repo.dir}, revision: main, path: deploy, pollIntervalSeconds: 3600 }\n`;
       await kubectl.ok(['apply', '-f', '-'], application);
       start();

@@ -1,10 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { controller, type Controller, type ControllerOptions, type KubeObject } from 'rxkube';
-import { podAutoscalerCrd } from './crd.js';
+import { controller, type Controller, type ControllerOptions } from 'rxkube';
 import { reconcilePodAutoscaler } from './reconcile.js';
 import { autoscalerToRivals, deploymentToAutoscalers } from './triggers.js';
-import { deployments, GROUP, podAutoscalers, type PodAutoscaler } from './types.js';
-import { podAutoscalerWebhooks, v2Version } from './webhooks.js';
+import { deployments, GROUP, PodAutoscaler, podAutoscalers } from './types.js';
+import { podAutoscalerWebhooks } from './webhooks.js';
 
 /** Everything of `controller()`'s options but what makes it a podautoscaler; `name` defaults to `podautoscaler`. */
 export interface PodAutoscalerOptions extends Partial<Omit<ControllerOptions<PodAutoscaler>, 'kubeConfig' | 'for' | 'owns' | 'watches' | 'reconcile'>> {
@@ -44,18 +43,17 @@ export function podAutoscalerController(kubeConfig: KubeConfig, options: PodAuto
  * What `rxkube manifests` and `rxkube run` read: the podautoscaler in the
  * namespace it is deployed to, with what its reconcile writes (the
  * finalizer and status of PodAutoscalers, the replicas and stamp of
- * Deployments), its webhooks and its CRD (v1 and v2).
+ * Deployments), its webhooks and its CRD (v1 and v2, converted through
+ * its conversion webhook: `rxkube manifests` sets that up).
  *
  *   npx rxkube manifests examples/podautoscaler/controller.ts --namespace autoscalers | kubectl apply -f -
  */
 export function definition(kubeConfig: KubeConfig, where: { namespace: string }) {
-  const crd = podAutoscalerCrd() as KubeObject & { spec: { versions: unknown[] } };
-  crd.spec.versions.push(v2Version());
   return {
     ...podAutoscalerOptions(kubeConfig, { namespace: where.namespace }),
     permissions: podAutoscalerPermissions,
     webhooks: { tls: { certDir: '/tmp/k8s-webhook-server/serving-certs' }, ...podAutoscalerWebhooks() },
-    crds: [crd],
+    crds: [PodAutoscaler],
   };
 }
 

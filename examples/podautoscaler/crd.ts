@@ -1,13 +1,16 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { installCrd, type CrdWaitOptions, type KubeClient, type KubeObject } from 'rxkube';
-import { v2Version } from './webhooks.js';
+import { installCrd, type CrdWaitOptions, type CustomResourceDefinitionObject, type KubeClient } from 'rxkube';
+import { PodAutoscaler } from './types.js';
 
-const crdFile = new URL('./crd.yaml', import.meta.url);
-
-/** The PodAutoscaler CustomResourceDefinition, as in `crd.yaml`. */
-export function podAutoscalerCrd(): KubeObject {
-  return parse(readFileSync(crdFile, 'utf8')) as KubeObject;
+/**
+ * The PodAutoscaler CustomResourceDefinition as a cluster without the
+ * conversion webhook takes it: v1 alone, since v2 is only right once the
+ * webhook converts it. (`rxkube manifests` prints both versions, converting
+ * through the controller's webhook; see `definition` in controller.ts.)
+ */
+export function podAutoscalerCrd(): CustomResourceDefinitionObject {
+  const crd = structuredClone(PodAutoscaler.crd);
+  crd.spec.versions = crd.spec.versions.filter((v) => v.name === 'v1');
+  return crd;
 }
 
 /**
@@ -19,13 +22,10 @@ export async function installPodAutoscalerCrd(client: KubeClient, options: CrdWa
 }
 
 /**
- * Adds v2 to the CRD and converts between v1 and v2 through the
- * conversion webhook at `url` (whose CA is `caBundle`): what a cluster
- * needs once the controller serves its webhooks.
+ * Serves v2 beside v1 and converts between them through the conversion
+ * webhook at `url` (whose CA is `caBundle`): what a cluster needs once the
+ * controller serves its webhooks.
  */
 export async function installConversion(client: KubeClient, url: string, caBundle: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-  const crd = podAutoscalerCrd() as KubeObject & { spec: { versions: unknown[]; conversion?: unknown } };
-  crd.spec.versions.push(v2Version());
-  crd.spec.conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url, caBundle } } };
-  await client.apply(crd, { force: true, ...(options.signal ? { signal: options.signal } : {}) });
+  await client.apply(PodAutoscaler.crdConvertedBy({ url, caBundle }), { force: true, ...(options.signal ? { signal: options.signal } : {}) });
 }

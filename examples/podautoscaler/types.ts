@@ -1,27 +1,5 @@
-import type { Condition, KubeObject, WatchedResource } from 'rxkube';
-
-/** What a PodAutoscaler asks for: this many replicas on that Deployment of its namespace. */
-export interface PodAutoscalerSpec {
-  targetDeployment: string;
-  replicas: number;
-  /** Set to 1 by the defaulting webhook when left out. */
-  minReplicas?: number;
-  /** The validating webhook refuses a minReplicas above it. */
-  maxReplicas?: number;
-}
-
-export interface PodAutoscalerStatus {
-  /** The `metadata.generation` the controller last acted on. */
-  observedGeneration?: number;
-  /** The replicas the target Deployment is set to, as the controller last saw it. */
-  currentReplicas?: number;
-  conditions?: Condition[];
-}
-
-export interface PodAutoscaler extends KubeObject {
-  spec: PodAutoscalerSpec;
-  status?: PodAutoscalerStatus;
-}
+import Type from 'typebox';
+import { defineCustomResource, Kube, type KubeObject, type ObjectOf, type WatchedResource } from 'rxkube';
 
 /** The part of an apps/v1 Deployment this controller reads. */
 export interface Deployment extends KubeObject {
@@ -31,6 +9,68 @@ export interface Deployment extends KubeObject {
 export const GROUP = 'autoscaling.rxkube.dev';
 export const API_VERSION = `${GROUP}/v1`;
 export const KIND = 'PodAutoscaler';
+
+const replicas = (description: string) => Type.Integer({ format: 'int32', minimum: 0, description });
+const minReplicas = Type.Optional(replicas('The fewest replicas anyone should ask for; the defaulting webhook sets 1.'));
+const maxReplicas = Type.Optional(replicas('The most replicas anyone should ask for; the validating webhook keeps minReplicas at most this.'));
+const status = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer({ format: 'int64', description: 'The metadata.generation the controller last acted on.' })),
+  currentReplicas: Type.Optional(Type.Integer({ format: 'int32', description: 'The replicas the target Deployment is set to, as last seen by the controller.' })),
+  conditions: Type.Optional(Kube.conditions()),
+});
+
+/**
+ * PodAutoscaler: sets the replicas of a Deployment in its namespace. v1 is
+ * stored (and the conversion webhook's hub); v2 names its target as an HPA
+ * does (`scaleTargetRef`), served through the conversion webhook
+ * (webhooks.ts). The CRD, the object types and the resource the controller
+ * is `for` all come from this one definition.
+ */
+export const PodAutoscaler = defineCustomResource({
+  group: GROUP,
+  kind: KIND,
+  shortNames: ['pas'],
+  scope: 'Namespaced',
+  versions: {
+    v1: {
+      storage: true,
+      schema: {
+        spec: Type.Object({
+          targetDeployment: Type.String({ minLength: 1, maxLength: 253, description: "The name of the Deployment to scale, in the PodAutoscaler's namespace." }),
+          replicas: replicas('The replicas the Deployment should have.'),
+          minReplicas,
+          maxReplicas,
+        }),
+        status,
+      },
+      printerColumns: [
+        { name: 'Target', type: 'string', jsonPath: '.spec.targetDeployment' },
+        { name: 'Desired', type: 'integer', jsonPath: '.spec.replicas' },
+        { name: 'Current', type: 'integer', jsonPath: '.status.currentReplicas' },
+        { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
+        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      ],
+    },
+    v2: {
+      schema: {
+        spec: Type.Object({
+          scaleTargetRef: Type.Object({ apiVersion: Type.Literal('apps/v1'), kind: Type.Literal('Deployment'), name: Type.String({ minLength: 1 }) }),
+          replicas: replicas('The replicas the Deployment should have.'),
+          minReplicas,
+          maxReplicas,
+        }),
+        status,
+      },
+    },
+  },
+});
+
+/** A PodAutoscaler (v1, the storage version): this many replicas on that Deployment of its namespace. */
+export type PodAutoscaler = ObjectOf<typeof PodAutoscaler>;
+/** A PodAutoscaler at v2: the target as a reference, the replicas as before. */
+export type PodAutoscalerV2 = ObjectOf<typeof PodAutoscaler, 'v2'>;
+export type PodAutoscalerSpec = PodAutoscaler['spec'];
+export type PodAutoscalerStatus = NonNullable<PodAutoscaler['status']>;
 
 /** Kept on every PodAutoscaler this controller has acted on, until its cleanup has run. */
 export const FINALIZER = `${GROUP}/finalizer`;
@@ -59,12 +99,9 @@ export function byScaler(deployment: KubeObject): readonly string[] {
 }
 
 /** The PodAutoscalers, in one namespace or all of them. */
-export function podAutoscalers(namespace?: string): WatchedResource {
+export function podAutoscalers(namespace?: string): WatchedResource<PodAutoscaler> {
   return {
-    group: GROUP,
-    version: 'v1',
-    resource: 'podautoscalers',
-    kind: KIND,
+    ...PodAutoscaler.resource,
     indexers: { [BY_TARGET]: byTarget as (o: KubeObject) => readonly string[] },
     ...(namespace !== undefined ? { namespace } : {}),
   };

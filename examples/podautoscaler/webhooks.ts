@@ -1,6 +1,6 @@
 import type { ControllerWebhooks, KubeObject } from 'rxkube';
 import { allow, deny, type ConvertFunction, type MutateHandler, type ValidateHandler } from 'rxkube/webhooks';
-import { GROUP, type PodAutoscaler } from './types.js';
+import { GROUP, type PodAutoscaler, type PodAutoscalerV2 } from './types.js';
 
 /**
  * The podautoscaler's webhooks: defaulting (`spec.minReplicas` is 1 when
@@ -10,12 +10,6 @@ import { GROUP, type PodAutoscaler } from './types.js';
  * through `podAutoscalerWebhooks()`; the configurations below register them
  * with an API server that can reach the process.
  */
-
-/** PodAutoscaler v2: the target as a reference, the replicas as before. */
-export interface PodAutoscalerV2 extends KubeObject {
-  spec: { scaleTargetRef: { apiVersion: 'apps/v1'; kind: 'Deployment'; name: string }; replicas: number; minReplicas?: number; maxReplicas?: number };
-  status?: PodAutoscaler['status'];
-}
 
 export const defaultPodAutoscaler: MutateHandler<PodAutoscaler> = (pa) => {
   if (pa.spec !== undefined && pa.spec.minReplicas === undefined) pa.spec.minReplicas = 1;
@@ -44,34 +38,6 @@ const fromHub: ConvertFunction = (object) => {
 /** For `runController({ webhooks: { tls, ...podAutoscalerWebhooks() } })`. */
 export function podAutoscalerWebhooks(): Omit<ControllerWebhooks<PodAutoscaler>, 'tls'> {
   return { default: defaultPodAutoscaler, validate: validatePodAutoscaler, convert: { hub: 'v1', spokes: { v2: { toHub, fromHub } } } };
-}
-
-/** The v2 version the CRD serves once its conversion webhook runs (its schema keeps what the webhook writes). */
-export function v2Version(): Record<string, unknown> {
-  return {
-    name: 'v2',
-    served: true,
-    storage: false,
-    subresources: { status: {} },
-    schema: {
-      openAPIV3Schema: {
-        type: 'object',
-        properties: {
-          spec: {
-            type: 'object',
-            required: ['scaleTargetRef', 'replicas'],
-            properties: {
-              scaleTargetRef: { type: 'object', required: ['name'], properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, name: { type: 'string', minLength: 1 } } },
-              replicas: { type: 'integer', minimum: 0 },
-              minReplicas: { type: 'integer', minimum: 0 },
-              maxReplicas: { type: 'integer', minimum: 0 },
-            },
-          },
-          status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-        },
-      },
-    },
-  };
 }
 
 /** The MutatingWebhookConfiguration and ValidatingWebhookConfiguration for a webhook server at `url` whose CA is `caBundle`. */

@@ -39,8 +39,12 @@ import { readYourWrites, readYourWritesOption, type ReadYourWritesOptions } from
 import type { OwnWrites } from './ownWrites.js';
 import { OwnWritesClient } from './ownWritesClient.js';
 
-/** A resource a controller watches: where it lives, and what kind its objects are. */
-export interface WatchedResource extends ResourceRef {
+/**
+ * A resource a controller watches: where it lives, and what kind its objects are.
+ * `T`, the type of its objects, only steers type inference (`controller({ for })`
+ * gives the reconcile `ControllerContext<T>`); nothing reads it at run time.
+ */
+export interface WatchedResource<T extends KubeObject = KubeObject> extends ResourceRef {
   /** The kind of its objects (`Deployment`): owner references name owners by group and kind. */
   kind: string;
   /** Only objects with these labels (kube's label selector syntax: `app=web,tier!=db`). */
@@ -79,6 +83,12 @@ export interface WatchedResource extends ResourceRef {
    * for owner references, labels and names at a fraction of the memory.
    */
   metadataOnly?: boolean;
+  /**
+   * Never set: a type only, so that a resource made by `defineCustomResource` carries the
+   * type of its objects into `controller({ for })`. A method, so that a `WatchedResource`
+   * of one object type still passes where another is expected (as before it had `T`).
+   */
+  objectType?(object: T): void;
 }
 
 /** An extra watch: changes of another resource, mapped to keys of the primary one. */
@@ -139,8 +149,8 @@ export interface ControllerOptions<T extends KubeObject> {
   name: string;
   /** Where the cluster is and how to authenticate (client-node's `KubeConfig`). */
   kubeConfig: KubeConfig;
-  /** The primary resource: its keys are what `reconcile` gets. */
-  for: WatchedResource;
+  /** The primary resource: its keys are what `reconcile` gets (and its object type, `ctx.object`'s). */
+  for: WatchedResource<T>;
   /** Resources this controller creates and owns (with a controller owner reference): a change reconciles the owner. */
   owns?: WatchedResource[];
   /** Other resources whose changes concern primary keys. */

@@ -7,6 +7,7 @@ import type { RunControllerOptions } from '../controller/runController.js';
 import type { RunPipelineOptions } from '../controller/runPipeline.js';
 import type { WatchedResource } from '../controller/controller.js';
 import type { KubeObject } from '../types.js';
+import { isCustomResource, type DefinedCustomResource } from '../customResources/defineCustomResource.js';
 import { importModule, TypeScriptLoaderMissing } from '../util/importModule.js';
 
 /**
@@ -24,10 +25,18 @@ import { importModule, TypeScriptLoaderMissing } from '../util/importModule.js';
  * CustomResourceDefinitions the controller serves. `where.namespace` is
  * the namespace it is deployed to (`POD_NAMESPACE` when it runs).
  */
-export type ControllerDefinition = (kubeConfig: KubeConfig, where: { namespace: string }) => DefinedController | DefinedPipeline;
+export type ControllerDefinition<T extends KubeObject = KubeObject> = (kubeConfig: KubeConfig, where: { namespace: string }) => DefinedController<T> | DefinedPipeline;
 
-/** What a definition of a builder controller returns: `runController()`'s options and its CRDs. */
-export type DefinedController = RunControllerOptions<KubeObject> & { crds?: readonly KubeObject[] };
+/** A CRD a definition serves: the object, or what `defineCustomResource` made (its `crd`). */
+export type DefinedCrd = KubeObject | DefinedCustomResource;
+
+/**
+ * What a definition of a builder controller returns: `runController()`'s
+ * options and its CRDs. `T` is the type of its objects, as in those
+ * options, so that a definition of a typed controller (`ControllerOptions<WebApp>`)
+ * is a `ControllerDefinition<WebApp>` without a cast.
+ */
+export type DefinedController<T extends KubeObject = KubeObject> = RunControllerOptions<T> & { crds?: readonly DefinedCrd[] };
 
 /**
  * What a definition of a hand-composed pipeline returns: the pipeline, and
@@ -44,8 +53,13 @@ export interface DefinedPipeline extends Omit<RunPipelineOptions, 'kubeConfig' |
   informers?: readonly WatchedResource[];
   /** What it writes, as `controller()`'s `permissions` (checked the same way). */
   permissions?: readonly ControllerPermission[];
-  /** The CustomResourceDefinitions it serves. */
-  crds?: readonly KubeObject[];
+  /** The CustomResourceDefinitions it serves (objects, or what `defineCustomResource` made). */
+  crds?: readonly DefinedCrd[];
+}
+
+/** The CRD objects of a definition's `crds`. */
+export function crdObjects(crds: readonly DefinedCrd[] | undefined): KubeObject[] {
+  return (crds ?? []).map((c) => (isCustomResource(c) ? c.crd : c));
 }
 
 /** Whether a definition returned a hand-composed pipeline rather than a builder controller's options. */
@@ -111,8 +125,9 @@ function isRunTimeError(err: Error, file: string): boolean {
 }
 
 /** Calls the definition and checks what it returned: a name, a primary resource, a reconcile or a pipeline, CRDs as objects. */
-export function define(definition: ControllerDefinition, kubeConfig: KubeConfig, namespace: string): DefinedController | DefinedPipeline {
-  const defined = definition(kubeConfig, { namespace }) as Partial<DefinedController & DefinedPipeline> | undefined;
+export function define<T extends KubeObject>(definition: ControllerDefinition<T>, kubeConfig: KubeConfig, namespace: string): DefinedController | DefinedPipeline {
+  // What it returned is checked below, whatever its type says (a module's definition is JavaScript as often as not).
+  const defined = definition(kubeConfig, { namespace }) as unknown as Partial<DefinedController & DefinedPipeline> | undefined;
   if (defined === null || typeof defined !== 'object') throw new DefinitionError(`the definition returned ${JSON.stringify(defined)}, not runController's options`);
   if (typeof defined.name !== 'string' || defined.name === '') throw new DefinitionError('the definition returned no name');
   const primary = defined.for;
@@ -136,8 +151,8 @@ export function define(definition: ControllerDefinition, kubeConfig: KubeConfig,
   } catch (err) {
     throw new DefinitionError(`the definition of "${defined.name}": ${(err as Error).message}`);
   }
-  if (defined.crds !== undefined && (!Array.isArray(defined.crds) || defined.crds.some((c: KubeObject) => c?.kind !== 'CustomResourceDefinition'))) {
-    throw new DefinitionError(`the definition of "${defined.name}": crds must be CustomResourceDefinition objects`);
+  if (defined.crds !== undefined && (!Array.isArray(defined.crds) || defined.crds.some((c: DefinedCrd) => !isCustomResource(c) && c?.kind !== 'CustomResourceDefinition'))) {
+    throw new DefinitionError(`the definition of "${defined.name}": crds must be CustomResourceDefinition objects or what defineCustomResource made`);
   }
   return defined as DefinedController | DefinedPipeline;
 }

@@ -1,7 +1,7 @@
 import type { ControllerWebhooks } from '../controller/controllerWebhooks.js';
 import type { KubeObject } from '../types.js';
 import { webhookPaths } from '../webhooks/webhookPaths.js';
-import { define, isPipeline, placeholderKubeConfig, type ControllerDefinition, type DefinedController, type DefinedPipeline } from './definition.js';
+import { crdObjects, define, isPipeline, placeholderKubeConfig, type ControllerDefinition, type DefinedController, type DefinedPipeline } from './definition.js';
 import { controllerRbac, type ScopedRules } from './rbacRules.js';
 
 /**
@@ -169,9 +169,9 @@ function webhookConfigurations(defined: DefinedController, namespace: string, ca
 
 /** The CRDs, the one of the primary kind set to convert through the controller's conversion webhook when it has one. */
 function crdsOf(defined: DefinedController | DefinedPipeline, namespace: string, caBundle: string | undefined): KubeObject[] {
-  if (isPipeline(defined)) return [...(defined.crds ?? [])];
+  if (isPipeline(defined)) return crdObjects(defined.crds);
   const primary = defined.for;
-  return (defined.crds ?? []).map((crd) => {
+  return crdObjects(defined.crds).map((crd) => {
     const spec = (crd as { spec?: { group?: string; names?: { plural?: string } } }).spec;
     const converts = defined.webhooks?.convert !== undefined && spec?.group === (primary.group ?? '') && spec?.names?.plural === primary.resource;
     if (!converts || caBundle === undefined) return crd;
@@ -211,6 +211,6 @@ export function controllerManifests(defined: DefinedController | DefinedPipeline
  * only its options are read. A definition with webhooks needs
  * `options.webhookCertificate`.
  */
-export function manifests(definition: ControllerDefinition, options: ManifestOptions): KubeObject[] {
+export function manifests<T extends KubeObject>(definition: ControllerDefinition<T>, options: ManifestOptions): KubeObject[] {
   return controllerManifests(define(definition, placeholderKubeConfig(), options.namespace), options);
 }

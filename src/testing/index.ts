@@ -27,6 +27,9 @@ export { LeaseClientPausedError, pausable, type PausableLeaseClient, type PauseM
 export { leaseClient, type LeaseClient } from '../sinks/leader/leaseClient.js';
 export type { Fault, RequestFaults, RequestMatch } from '../apiserver/faults.js';
 
+// A custom resource's CRD checked as the API server checks it (CEL rules compiled).
+export { checkCustomResource } from './checkCustomResource.js';
+
 // Marble diagrams, patterns, timelines and virtual time, for tests of any stream.
 export { coldMarbles, hotMarbles, marbleTime, parseMarbles, type MarbleMessage, type MarbleNotification } from './marble/marbles.js';
 export { matchesPattern, projectOnto, renderValue, type Pattern } from './marble/patterns.js';

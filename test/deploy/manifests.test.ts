@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { controller } from 'rxkube';
 import type { DefinedController } from '../../src/deploy/definition.js';
 import { controllerManifests } from '../../src/deploy/manifests.js';
+import { Database, expectedDatabaseCrd } from '../customResources/database.fixture.js';
 
 const widgets = { group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget' };
 const crd = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' }, spec: { group: 'example.com', names: { plural: 'widgets', kind: 'Widget' }, scope: 'Namespaced', versions: [] } };
@@ -67,6 +68,14 @@ describe('controllerManifests: the objects that deploy a controller definition',
       { name: 'webhook-certs', secret: { secretName: 'widgets-webhook-tls' } },
     ]);
     expect(byKind(objects, 'Secret')[0]?.stringData).to.deep.equal({ 'tls.crt': 'C', 'tls.key': 'K' });
+  });
+
+  it('takes a defined custom resource in crds: its CRD, converting through the conversion webhook when the controller has one', () => {
+    const dbs = { ...Database.resource, namespace: 'apps' };
+    expect(controllerManifests(defined({ for: dbs, crds: [Database] }), { namespace: 'apps', image: 'w' })[0]).to.deep.equal(expectedDatabaseCrd);
+    const webhooks = { tls: { certDir: '/certs' }, convert: { hub: 'v1', spokes: {} } } as unknown as DefinedController['webhooks'];
+    const [converted] = controllerManifests(defined({ for: dbs, webhooks, crds: [Database] }), { namespace: 'apps', image: 'w', webhookCertificate: { caBundle: 'Q0E=' } });
+    expect(converted).to.deep.equal(Database.crdConvertedBy({ service: { name: 'widgets', namespace: 'apps', path: '/convert', port: 443 }, caBundle: 'Q0E=' }));
   });
 
   it('prints no Secret when another writes the certificate (only its CA given), and refuses webhooks without a CA', () => {

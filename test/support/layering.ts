@@ -40,14 +40,18 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   'sinks/leader': ['sinks/client'],
   webhooks: ['sinks/metrics'],
   controller: library.filter((p) => p !== 'controller'),
+  // Custom resources defined schema-first: the CRD, and a WatchedResource that carries the objects' type (types only).
+  customResources: ['type:controller', 'type:sinks/objects'],
   // From the wiring to a cluster: RBAC derived from a controller's options, its manifests, the CLI commands that print and run them.
-  deploy: ['controller', 'webhooks'],
+  deploy: ['controller', 'webhooks', 'customResources'],
+  // New projects from the package's templates (rxkube init, rxkube create api): files and names, no cluster.
+  scaffold: ['customResources'],
   apiserver: ['apiserver/auth'],
   // Who may do what: it reads the cluster (storage, registry, selectors), and leaves answering to http/ (types only, see `typesOnlyFrom`).
   'apiserver/auth': ['apiserver'],
   testing: ['*'],
   // The root entry also names the deploy part's definitions and its manifests API (what `rxkube manifests` prints, as objects).
-  'entry index.ts': [...library, 'deploy'],
+  'entry index.ts': [...library, 'deploy', 'customResources'],
   'entry testing/index.ts': ['*'],
   'entry apiserver/index.ts': ['apiserver'],
   'entry webhooks/index.ts': ['webhooks'],

@@ -28,6 +28,13 @@ export interface CrdWaitOptions {
 
 type CrdStatus = KubeObject & { status?: { conditions?: Condition[] } };
 
+/** A CRD object, or what `defineCustomResource` made (which holds it as `crd`). */
+export type CrdSource = KubeObject | { readonly crd: KubeObject };
+
+function crdOf(source: CrdSource): KubeObject {
+  return 'crd' in source && typeof source.crd === 'object' && source.crd !== null ? source.crd : (source as KubeObject);
+}
+
 /** Checks with `check` until it returns true, every `interval` until `timeout`; throws `what` when it never did. */
 async function waitUntil(check: () => Promise<boolean>, what: () => string, options: CrdWaitOptions): Promise<void> {
   const scheduler = options.scheduler ?? asyncScheduler;
@@ -42,14 +49,15 @@ async function waitUntil(check: () => Promise<boolean>, what: () => string, opti
 }
 
 /**
- * Applies `crd` (server-side apply, forced, so that installing it again
+ * Applies the CRD (an object, or `defineCustomResource`'s; server-side apply, forced, so that installing it again
  * changes nothing and takes over fields another manager set) and waits
  * until the API server reports it `Established`, when its kind can be
  * listed, watched and written. Fails when `timeout` passes first, naming
  * the CRD's conditions (`NamesAccepted` `False` when another CRD holds its
  * plural or kind).
  */
-export async function installCrd(client: KubeClient, crd: KubeObject, options: CrdWaitOptions = {}): Promise<void> {
+export async function installCrd(client: KubeClient, source: CrdSource, options: CrdWaitOptions = {}): Promise<void> {
+  const crd = crdOf(source);
   const signal = options.signal === undefined ? {} : { signal: options.signal };
   const name = crd.metadata.name ?? '';
   await client.apply(crd, { force: true, ...signal });
@@ -65,12 +73,13 @@ export async function installCrd(client: KubeClient, crd: KubeObject, options: C
 }
 
 /**
- * Deletes `crd` (by its name) and waits until it is gone: the API server
+ * Deletes the CRD (an object, or `defineCustomResource`'s; by its name) and waits until it is gone: the API server
  * deletes every object of its kind first. Nothing to do when it is not
  * there. Fails when `timeout` passes first, naming the CRD's conditions
  * (a custom resource whose finalizer nothing removes holds it forever).
  */
-export async function uninstallCrd(client: KubeClient, crd: KubeObject, options: CrdWaitOptions = {}): Promise<void> {
+export async function uninstallCrd(client: KubeClient, source: CrdSource, options: CrdWaitOptions = {}): Promise<void> {
+  const crd = crdOf(source);
   const signal = options.signal === undefined ? {} : { signal: options.signal };
   const name = crd.metadata.name ?? '';
   const target = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name };

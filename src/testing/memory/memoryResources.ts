@@ -4,12 +4,16 @@ import { allVerbs, apiVersionOf, type ResourceType } from '../../apiserver/api/r
 import { UnknownResourceError, unknownApiVersion, unknownKind, type KindResolver, type ResourceInfo } from '../../sinks/client/resources.js';
 import { fatalStatusError } from '../../sources/listWatchFaults.js';
 import type { KubeObject, ResourceRef } from '../../types.js';
+import { isCustomResource, type DefinedCustomResource } from '../../customResources/defineCustomResource.js';
+import { checkCustomResource } from '../checkCustomResource.js';
 
 /**
  * A kind the in-memory cluster serves besides the built-ins (which it
  * knows as kube-apiserver 1.32 serves them): a custom resource in the shape
- * of a controller's `WatchedResource`, or a `CustomResourceDefinition`
- * object (its versions, scope, schema and subresources).
+ * of a controller's `WatchedResource`, a `CustomResourceDefinition`
+ * object (its versions, scope, schema and subresources), or what
+ * `defineCustomResource` made (its CRD, checked first by
+ * `checkCustomResource`, so that a CEL rule's typo fails the test).
  */
 export type MemoryResource =
   | (Omit<ResourceRef, 'namespace'> & {
@@ -19,9 +23,10 @@ export type MemoryResource =
       /** Whether it has a `/status` subresource (default true, as most custom resources declare). */
       status?: boolean;
     })
-  | KubeObject;
+  | KubeObject
+  | DefinedCustomResource;
 
-type CustomResource = Exclude<MemoryResource, KubeObject>;
+type CustomResource = Exclude<MemoryResource, KubeObject | DefinedCustomResource>;
 
 function isCrd(resource: MemoryResource): resource is KubeObject {
   return (resource as KubeObject).kind === 'CustomResourceDefinition' && typeof (resource as KubeObject).metadata === 'object';
@@ -61,7 +66,9 @@ function isBuiltinGroup(registry: ResourceRegistry, group: string): boolean {
  * definition. A custom resource in one of kube's own groups is refused, as
  * a CRD for it would be.
  */
-export function serveResource(registry: ResourceRegistry, resource: MemoryResource): void {
+export function serveResource(registry: ResourceRegistry, given: MemoryResource): void {
+  if (isCustomResource(given)) checkCustomResource(given);
+  const resource = isCustomResource(given) ? given.crd : given;
   const types = isCrd(resource) ? crdResourceTypes(resource) : [customType(resource as CustomResource)];
   const fresh = types.filter((t) => registry.lookup(t.group, t.version, t.resource) === undefined);
   const first = fresh[0];
