@@ -22,7 +22,7 @@ import type { Indexers } from '../store/indexFunctions.js';
 import type { Lister } from '../store/store.js';
 import type { ListWatchOptions } from '../sources/listWatch.js';
 import type { TimelineEntry } from '../timeline.js';
-import type { Delta, KubeObject, ObjectKey, ResourceRef } from '../types.js';
+import type { Delta, KubeObject, ObjectKey, ResourceRef, Typed } from '../types.js';
 import { checkControllerAccess, type ControllerPermission } from './permissions.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
 import { runParts } from './timelineClient.js';
@@ -71,6 +71,18 @@ export interface WatchedResource extends ResourceRef {
   metadataOnly?: boolean;
 }
 
+/**
+ * A resource whose objects have a known type `T`: `controller({ for })`
+ * types the reconcile's `ctx.object` and `ctx.store` from it, `ctx.lister`
+ * gives a `Lister<T>` of it, and, spread into a reference
+ * (`{ ...deployments, namespace, name }`), `ctx.client.get` and `list`
+ * return `T`. `rxkube/kinds` has one for each built-in kind.
+ */
+export interface TypedResource<T extends KubeObject> extends WatchedResource, Typed<T> {
+  /** The group and version (`apps/v1`, `v1`), as objects and `ctx.client`'s references write them. */
+  readonly apiVersion: string;
+}
+
 /** An extra watch: changes of another resource, mapped to keys of the primary one. */
 export interface ExtraWatch {
   /** The resource to watch. */
@@ -94,6 +106,12 @@ export interface ControllerContext<T extends KubeObject = KubeObject> extends Re
   readonly store: Lister<T>;
   /** Every store of the controller, by resource name. */
   readonly stores: ControllerStores;
+  /**
+   * The store of one resource of `for`, `owns` or `watches`, typed as the
+   * resource is (`ctx.lister(deployments)` is a `Lister<Deployment>`).
+   * Throws, naming the resources there are, for one the controller does not watch.
+   */
+  lister<U extends KubeObject = KubeObject>(resource: WatchedResource & Typed<U>): Lister<U>;
   /** Writes, and strongly consistent reads, straight to the API server. */
   readonly client: KubeClient;
   /** Records Events; never throws, never blocks. */
@@ -127,8 +145,12 @@ export interface ControllerOptions<T extends KubeObject> {
   name: string;
   /** Where the cluster is and how to authenticate (client-node's `KubeConfig`). */
   kubeConfig: KubeConfig;
-  /** The primary resource: its keys are what `reconcile` gets. */
-  for: WatchedResource;
+  /**
+   * The primary resource: its keys are what `reconcile` gets. A
+   * `TypedResource<T>` (`deployments` of `rxkube/kinds`) gives `T`, so
+   * the reconcile's `ctx` needs no type of its own.
+   */
+  for: WatchedResource & Typed<T>;
   /** Resources this controller creates and owns (with a controller owner reference): a change reconciles the owner. */
   owns?: WatchedResource[];
   /** Other resources whose changes concern primary keys. */
