@@ -29,7 +29,7 @@ const usage = `usage: rxkube <command> [options]
 
 commands:
   apiserver            run the embedded Kubernetes API server
-  manifests <module>   print the YAML that deploys a controller definition
+  manifests <module>   print the YAML that deploys a controller definition (or write a Helm chart of it: --helm <dir>)
   run <module>         run a controller definition (the container's start command)
   replay <recording>   replay a recorded run with a reconcile, in virtual time
   types <crd.yaml|->   write TypeScript types for the CustomResourceDefinitions of a file
