@@ -34,7 +34,7 @@ commands:
   init <dir>           write a new operator project: a custom resource, its controller and tests
   create api <Kind>    add a custom resource and its controller to a project rxkube init made
   apiserver            run the embedded Kubernetes API server
-  manifests <module>   print the YAML that deploys a controller definition
+  manifests <module>   print the YAML that deploys a controller definition (or write a Helm chart of it: --helm <dir>)
   run <module>         run a controller definition (the container's start command)
   replay <recording>   replay a recorded run with a reconcile, in virtual time
   types <crd.yaml|->   write TypeScript types for the CustomResourceDefinitions of a file

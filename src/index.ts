@@ -14,7 +14,7 @@
 
 // The vocabulary: objects, keys, resources, what sources and deltas emit, logging.
 export { InvalidObjectError, isDelta, objectKey, splitKey } from './types.js';
-export type { Delta, DeltaEvent, KubeObject, ListWatchEvent, ObjectKey, ObjectMeta, OwnerReference, ResourceRef } from './types.js';
+export type { Delta, DeltaEvent, KubeObject, ListWatchEvent, ObjectKey, ObjectMeta, OwnerReference, ResourceRef, Typed } from './types.js';
 export { createDefaultLogger, silentLogger, type Logger } from './logger.js';
 
 // Sources: list-watch as an Observable.
@@ -84,7 +84,7 @@ export { startHealthServer } from './sinks/metrics/healthServer.js';
 export { leaderElection } from './sinks/leader/leaderElection.js';
 
 // Controllers.
-export { controller, type Controller, type ControllerContext, type ControllerOptions, type ControllerReconciler, type ControllerStores, type WatchedResource } from './controller/controller.js';
+export { controller, type Controller, type ControllerContext, type ControllerOptions, type ControllerReconciler, type ControllerStores, type TypedResource, type WatchedResource } from './controller/controller.js';
 export { runController, type RunningController } from './controller/runController.js';
 export { perObjectTimer, TriggerError } from './controller/triggers.js';
 export type { ControllerWebhooks } from './controller/controllerWebhooks.js';

@@ -65,6 +65,24 @@ export interface KubeObject {
 }
 
 /**
+ * Carries the type of the objects a resource or reference names, for the
+ * type checker alone: nothing sets `objectType` at run time. A
+ * `TypedResource<Deployment>` (such as `deployments` of `rxkube/kinds`) is
+ * one, so `controller({ for: deployments })` types the reconcile's objects
+ * as `Deployment`, and `client.get({ ...deployments, namespace, name })`
+ * returns one.
+ */
+export interface Typed<T extends KubeObject> {
+  /**
+   * Never set: only its type counts, as `T`. A method, so that a resource
+   * typed for one kind of object still passes where one typed for another
+   * is asked for (method parameters are compared both ways), as untyped
+   * resources always did.
+   */
+  objectType?(object: T): void;
+}
+
+/**
  * `"namespace/name"`, or `"name"` for a cluster-scoped object: the same keys as
  * client-go's `MetaNamespaceKeyFunc`, so keys read the same in logs of both.
  */

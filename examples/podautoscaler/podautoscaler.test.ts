@@ -226,6 +226,9 @@ describe('examples/podautoscaler against the embedded API server', () => {
       object: stale,
       store: autoscalers.lister,
       stores: { [PODAUTOSCALERS_STORE]: autoscalers.lister, [DEPLOYMENTS_STORE]: deployments.lister },
+      lister: () => {
+        throw new Error('this reconcile reads ctx.stores');
+      },
       client: h.client,
       recorder,
       logger: silentLogger,

@@ -22,7 +22,7 @@ import type { Indexers } from '../store/indexFunctions.js';
 import type { Lister } from '../store/store.js';
 import type { ListWatchOptions } from '../sources/listWatch.js';
 import type { TimelineEntry } from '../timeline.js';
-import type { Delta, KubeObject, ObjectKey, ResourceRef } from '../types.js';
+import type { Delta, KubeObject, ObjectKey, ResourceRef, Typed } from '../types.js';
 import { checkControllerAccess, type ControllerPermission } from './permissions.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
 import { runParts } from './timelineClient.js';
@@ -44,7 +44,7 @@ import { OwnWritesClient } from './ownWritesClient.js';
  * `T`, the type of its objects, only steers type inference (`controller({ for })`
  * gives the reconcile `ControllerContext<T>`); nothing reads it at run time.
  */
-export interface WatchedResource<T extends KubeObject = KubeObject> extends ResourceRef {
+export interface WatchedResource<T extends KubeObject = KubeObject> extends ResourceRef, Typed<T> {
   /** The kind of its objects (`Deployment`): owner references name owners by group and kind. */
   kind: string;
   /** Only objects with these labels (kube's label selector syntax: `app=web,tier!=db`). */
@@ -83,12 +83,18 @@ export interface WatchedResource<T extends KubeObject = KubeObject> extends Reso
    * for owner references, labels and names at a fraction of the memory.
    */
   metadataOnly?: boolean;
-  /**
-   * Never set: a type only, so that a resource made by `defineCustomResource` carries the
-   * type of its objects into `controller({ for })`. A method, so that a `WatchedResource`
-   * of one object type still passes where another is expected (as before it had `T`).
-   */
-  objectType?(object: T): void;
+}
+
+/**
+ * A resource whose objects have a known type `T`: `controller({ for })`
+ * types the reconcile's `ctx.object` and `ctx.store` from it, `ctx.lister`
+ * gives a `Lister<T>` of it, and, spread into a reference
+ * (`{ ...deployments, namespace, name }`), `ctx.client.get` and `list`
+ * return `T`. `rxkube/kinds` has one for each built-in kind.
+ */
+export interface TypedResource<T extends KubeObject> extends WatchedResource<T> {
+  /** The group and version (`apps/v1`, `v1`), as objects and `ctx.client`'s references write them. */
+  readonly apiVersion: string;
 }
 
 /** An extra watch: changes of another resource, mapped to keys of the primary one. */
@@ -116,6 +122,12 @@ export interface ControllerContext<T extends KubeObject = KubeObject> extends Re
   readonly store: Lister<T>;
   /** Every store of the controller, by resource name. */
   readonly stores: ControllerStores;
+  /**
+   * The store of one resource of `for`, `owns` or `watches`, typed as the
+   * resource is (`ctx.lister(deployments)` is a `Lister<Deployment>`).
+   * Throws, naming the resources there are, for one the controller does not watch.
+   */
+  lister<U extends KubeObject = KubeObject>(resource: WatchedResource & Typed<U>): Lister<U>;
   /** Writes, and strongly consistent reads, straight to the API server. */
   readonly client: KubeClient;
   /** Records Events; never throws, never blocks. */
@@ -149,7 +161,11 @@ export interface ControllerOptions<T extends KubeObject> {
   name: string;
   /** Where the cluster is and how to authenticate (client-node's `KubeConfig`). */
   kubeConfig: KubeConfig;
-  /** The primary resource: its keys are what `reconcile` gets (and its object type, `ctx.object`'s). */
+  /**
+   * The primary resource: its keys are what `reconcile` gets. A typed one
+   * (`deployments` of `rxkube/kinds`, a `defineCustomResource`'s
+   * `resource`) gives `T`, so the reconcile's `ctx` needs no type of its own.
+   */
   for: WatchedResource<T>;
   /** Resources this controller creates and owns (with a controller owner reference): a change reconciles the owner. */
   owns?: WatchedResource[];

@@ -9,8 +9,9 @@ import type { KubeClient } from '../sinks/client/kubeClient.js';
 import type { EventRecorder } from '../sinks/events/eventRecorder.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import type { StoreEvent } from '../store/indexer.js';
+import type { Lister } from '../store/store.js';
 import type { TriggerCause } from '../timeline.js';
-import { isDelta, resourceName, splitKey, type Delta, type KubeObject, type ObjectKey } from '../types.js';
+import { isDelta, resourceName, splitKey, type Delta, type KubeObject, type ObjectKey, type Typed } from '../types.js';
 import type { ControllerContext, ControllerOptions, ControllerStores, WatchedResource } from './controller.js';
 import { prioritize, withPriority } from './priorities.js';
 import { keyOfTriggerValue, normalizeTriggers, triggerSource, type TriggerValue } from './triggers.js';
@@ -266,6 +267,15 @@ export function wire<T extends KubeObject>(
   };
 }
 
+/** The store of `resource` among `stores`, as the type of its objects; a clear error for one not watched. */
+function listerOf<U extends KubeObject>(stores: ControllerStores, resource: WatchedResource & Typed<U>): Lister<U> {
+  const name = resourceName(resource);
+  const store = Object.hasOwn(stores, name) ? stores[name] : undefined;
+  // The store holds what the API server sent for this resource: the objects the resource's type describes.
+  if (store !== undefined) return store as Lister<KubeObject> as Lister<U>;
+  throw new Error(`ctx.lister: the controller does not watch ${name} (it watches ${Object.keys(stores).join(', ')}): add it to owns or watches`);
+}
+
 /** The context of one reconcile: the queue's (signal, attempt, key) and what the controller adds. */
 export function reconcileContext<T extends KubeObject>(
   ctx: ReconcileContext,
@@ -284,6 +294,7 @@ export function reconcileContext<T extends KubeObject>(
     object: wiring.primary.store.get(ctx.key),
     store: wiring.primary.store,
     stores: wiring.stores,
+    lister: <U extends KubeObject>(resource: WatchedResource & Typed<U>) => listerOf<U>(wiring.stores, resource),
     client: parts.client,
     recorder: parts.recorder,
     logger: parts.logger,

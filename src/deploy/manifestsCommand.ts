@@ -1,16 +1,21 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseCommandLine, UsageError, type CliIo } from '../util/cli.js';
 import { selfSignedCertificates } from '../webhooks/certificates.js';
 import { define, isPipeline, DefinitionError, loadDefinition, placeholderKubeConfig } from './definition.js';
+import { openPrivateFile } from '../util/privateFile.js';
+import { helmChart, releaseNamespace, type ChartFile } from './helmChart.js';
 import { controllerManifests, webhookDnsNames, type ManifestOptions } from './manifests.js';
 
 /**
  * `rxkube manifests <module>`: prints, as one YAML stream for `kubectl
  * apply -f -`, what deploys the controller definition that `<module>`
- * exports (see `ControllerDefinition`). Exit codes: 0 printed, 1 the module
- * failed to load or its definition threw, 2 a bad command line or a module
- * without a well-formed `definition`.
+ * exports (see `ControllerDefinition`); with `--helm <dir>`, writes them as
+ * a Helm chart instead (see `helmChart`). Exit codes: 0 printed (or
+ * written), 1 the module failed to load, its definition threw or a write
+ * failed, 2 a bad command line, a `--helm` folder that is not empty, or a
+ * module without a well-formed `definition`.
  */
 
 export const manifestsUsage = `usage: rxkube manifests <module> [options]
@@ -29,6 +34,9 @@ options:
   --ca-bundle-file <pem>  CA of the webhooks' serving certificate (cert-manager's, say), whose Secret
                           <name>-webhook-tls something else writes; without it a CA and certificate are
                           made here and the Secret is printed too
+  --helm <dir>            write a Helm chart to <dir> (new or empty) instead: Chart.yaml, values.yaml with
+                          the options above as defaults, CRDs in crds/, the rest in templates/, in the
+                          release's namespace (--namespace then names the one the made certificate is for)
   -h, --help              show this help
 `;
 
@@ -42,6 +50,7 @@ function parse(args: string[]) {
       cpu: { type: 'string' },
       memory: { type: 'string' },
       'ca-bundle-file': { type: 'string' },
+      helm: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -80,6 +89,35 @@ async function options(values: ReturnType<typeof parse>['values'], name: string,
   return out;
 }
 
+/** Refuses a chart folder that holds anything: a chart written over another would keep the other's stale templates. */
+async function emptyFolder(dir: string): Promise<void> {
+  const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    if (err.code === 'ENOTDIR') throw new UsageError(`--helm: ${dir} is a file, not a folder`);
+    throw err;
+  });
+  if (entries.length > 0) throw new UsageError(`--helm: ${dir} is not empty (it holds ${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); name a new or empty folder`);
+}
+
+/** Writes the chart's files below `dir`, values holding a private key readable by their owner only, and names each. */
+async function writeChart(dir: string, files: ChartFile[], io: CliIo): Promise<void> {
+  for (const file of files) {
+    const path = join(dir, file.path);
+    await mkdir(dirname(path), { recursive: true });
+    if (file.private) {
+      const handle = await openPrivateFile(path);
+      try {
+        await handle.writeFile(file.text);
+      } finally {
+        await handle.close();
+      }
+    } else {
+      await writeFile(path, file.text, { mode: 0o644 });
+    }
+    io.out(path);
+  }
+}
+
 /** Runs `rxkube manifests` with its arguments; returns the exit code. */
 export async function manifestsCommand(args: string[], io: CliIo): Promise<number> {
   try {
@@ -89,8 +127,16 @@ export async function manifestsCommand(args: string[], io: CliIo): Promise<numbe
       return 0;
     }
     if (positionals.length !== 1) throw new UsageError(`needs exactly one module, got ${positionals.length === 0 ? 'none' : positionals.map((p) => JSON.stringify(p)).join(' ')}`);
+    if (values.helm !== undefined) await emptyFolder(values.helm);
     const definition = await loadDefinition(positionals[0] as string);
     const namespace = values.namespace ?? 'default';
+    if (values.helm !== undefined) {
+      // Called with a stand-in namespace, which the templates turn into the release's.
+      const defined = define(definition, placeholderKubeConfig(), releaseNamespace);
+      const { namespace: _certified, ...chartOptions } = await options(values, defined.name, !isPipeline(defined) && defined.webhooks !== undefined);
+      await writeChart(values.helm, helmChart(defined, chartOptions), io);
+      return 0;
+    }
     const defined = define(definition, placeholderKubeConfig(), namespace);
     const objects = controllerManifests(defined, await options(values, defined.name, !isPipeline(defined) && defined.webhooks !== undefined));
     io.out(objects.map((o) => stringify(o, { aliasDuplicateObjects: false, lineWidth: 0 })).join('---\n'));

@@ -2,7 +2,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { runController } from '../controller/runController.js';
 import { runPipeline } from '../controller/runPipeline.js';
 import { parseCommandLine, type CliIo } from '../util/cli.js';
-import { define, DefinitionError, isPipeline, loadDefinition } from './definition.js';
+import { define, DefinitionError, isPipeline, loadDefinition, type DefinedController } from './definition.js';
+import { leaderElectionVariable } from './helmChart.js';
 
 /**
  * `rxkube run <module>`: the image's start command. Runs the controller
@@ -11,15 +12,18 @@ import { define, DefinitionError, isPipeline, loadDefinition } from './definitio
  * cluster of the default kubeconfig: the pod's ServiceAccount in a
  * cluster, else `KUBECONFIG` or `~/.kube/config`. Its namespace is
  * `POD_NAMESPACE` (the Deployment sets it), else `--namespace`, else
- * `default`. Exit codes: 0 once stopped cleanly, 1 when the controller
- * failed, 2 for a bad command line or module.
+ * `default`. `RXKUBE_LEADER_ELECTION=false` (the Helm chart's
+ * `leaderElection.enabled: false`) runs it without the leader election of
+ * its definition. Exit codes: 0 once stopped cleanly, 1 when the
+ * controller failed, 2 for a bad command line, environment or module.
  */
 
 export const runUsage = `usage: rxkube run <module> [options]
 
 Runs the controller definition <module> exports until SIGTERM or SIGINT, against the pod's
 ServiceAccount in a cluster (else KUBECONFIG or ~/.kube/config), in namespace POD_NAMESPACE
-(else --namespace, else "default").
+(else --namespace, else "default"). RXKUBE_LEADER_ELECTION=false runs it without the leader
+election of its definition (a single replica).
 
 options:
   --namespace <ns>           the namespace when POD_NAMESPACE is not set
@@ -47,6 +51,19 @@ function parse(args: string[]) {
   } catch (err) {
     return err as Error;
   }
+}
+
+/**
+ * The definition's options as the environment amends them: without
+ * `leaderElection` when `RXKUBE_LEADER_ELECTION` is `false`. Any value
+ * but `true` and `false` is refused, naming it.
+ */
+export function withEnvironment<O extends Pick<DefinedController, 'leaderElection'>>(options: O, env: NodeJS.ProcessEnv): O {
+  const election = env[leaderElectionVariable];
+  if (election === undefined || election === 'true') return options;
+  if (election !== 'false') throw new DefinitionError(`${leaderElectionVariable} must be "true" or "false", got ${JSON.stringify(election)}`);
+  const { leaderElection: _off, ...rest } = options;
+  return rest as O;
 }
 
 /** Runs `rxkube run`; returns the exit code once the controller has stopped. */
@@ -78,7 +95,7 @@ export async function runCommand(args: string[], io: CliIo, env: NodeJS.ProcessE
       await running.done;
       return 0;
     }
-    const { crds: _crds, ...options } = defined;
+    const { crds: _crds, ...options } = withEnvironment(defined, env);
     if (values['health-port'] !== undefined && options.health !== false) options.health = { ...options.health, port: Number(values['health-port']) };
     if (options.webhooks !== undefined) {
       const certDir = values['webhook-cert-dir'];

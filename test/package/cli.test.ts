@@ -16,7 +16,8 @@ import { npmInstall, userProject, type Started, type UserProject } from './userP
 
 /** The greeter as `rxkube manifests` and `rxkube run` take it; GREETER_RECORDING names a file to record its run to. */
 const controllerModule = `import type { KubeConfig } from '@kubernetes/client-node';
-import { configMaps, greet } from './greeter.js';
+import { configMaps } from 'rxkube/kinds';
+import { greet } from './greeter.js';
 
 export function definition(kubeConfig: KubeConfig, where: { namespace: string }) {
   return {

@@ -18,7 +18,7 @@ export interface ImportEdge {
 /** Which part a file of `src/` belongs to. Paths are relative to `src/`. */
 export function partOf(file: string): string {
   if (file === 'types.ts' || file === 'logger.ts' || file === 'timeline.ts' || file.startsWith('util/')) return 'core';
-  if (file === 'index.ts' || file === 'cli.ts' || file === 'testing/index.ts' || file === 'apiserver/index.ts' || file === 'webhooks/index.ts') return `entry ${file}`;
+  if (file === 'index.ts' || file === 'cli.ts' || file === 'testing/index.ts' || file === 'apiserver/index.ts' || file === 'webhooks/index.ts' || file === 'kinds/index.ts') return `entry ${file}`;
   const [top, sub] = file.split('/');
   if (top === 'apiserver' && sub === 'auth') return 'apiserver/auth';
   return top === 'sinks' ? `sinks/${sub}` : (top as string);
@@ -46,6 +46,8 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   deploy: ['controller', 'webhooks', 'customResources'],
   // New projects from the package's templates (rxkube init, rxkube create api): files and names, no cluster.
   scaffold: ['customResources'],
+  // The built-in kinds' resources and object types: data, typed through the controller's `TypedResource`.
+  kinds: ['type:controller'],
   apiserver: ['apiserver/auth'],
   // Who may do what: it reads the cluster (storage, registry, selectors), and leaves answering to http/ (types only, see `typesOnlyFrom`).
   'apiserver/auth': ['apiserver'],
@@ -55,6 +57,7 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   'entry testing/index.ts': ['*'],
   'entry apiserver/index.ts': ['apiserver'],
   'entry webhooks/index.ts': ['webhooks'],
+  'entry kinds/index.ts': ['kinds'],
   'entry cli.ts': ['*'],
 };
 

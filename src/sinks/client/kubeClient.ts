@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { defaultLogger, type Logger } from '../../logger.js';
-import { type KubeObject, type RequestObserver, resourceName } from '../../types.js';
+import { type KubeObject, type RequestObserver, resourceName, type Typed } from '../../types.js';
 import { isNotFound, type RequestDescription } from './errors.js';
 import { retryThrottled, transportFor, type KubeRequest, type KubeTransport, type ThrottleRetryOptions } from './kubeTransport.js';
 import { abortableValue } from '../../util/wait.js';
@@ -31,7 +31,11 @@ export interface ObjectRef {
   namespace?: string;
 }
 
-/** An object, or a reference to one. */
+/**
+ * An object, or a reference to one. The calls that take one also take the
+ * type of its object from a reference that carries it (`Typed`):
+ * `client.get({ ...deployments, namespace, name })` returns a `Deployment`.
+ */
 export type ObjectTarget = ObjectRef | KubeObject;
 
 /** One operation of an RFC 6902 JSON patch. */
@@ -127,7 +131,7 @@ export interface KubeClientOptions extends Partial<Pick<ThrottleRetryOptions, 'm
  */
 export interface KubeClient {
   /** Reads an object straight from the server (a strongly consistent read, unlike the cache). */
-  get<T extends KubeObject>(target: ObjectTarget, options?: CallOptions): Promise<T>;
+  get<T extends KubeObject>(target: ObjectTarget & Typed<T>, options?: CallOptions): Promise<T>;
   /** Creates the object (POST); 409 AlreadyExists if the name is taken. */
   create<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T>;
   /** Replaces the object (PUT), guarded by its `metadata.resourceVersion` when set. */
@@ -151,9 +155,9 @@ export interface KubeClient {
    */
   createOrUpdate<T extends KubeObject>(object: T, mutate: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>>;
   /** RFC 7396 merge patch (`null` deletes a field). No resourceVersion guard unless the patch holds one. */
-  patchMerge<T extends KubeObject>(target: ObjectTarget, patch: object, options?: WriteOptions): Promise<T>;
+  patchMerge<T extends KubeObject>(target: ObjectTarget & Typed<T>, patch: object, options?: WriteOptions): Promise<T>;
   /** RFC 6902 JSON patch; a failing `test` operation rejects the whole patch with 422 Invalid. */
-  patchJson<T extends KubeObject>(target: ObjectTarget, operations: readonly JsonPatchOperation[], options?: WriteOptions): Promise<T>;
+  patchJson<T extends KubeObject>(target: ObjectTarget & Typed<T>, operations: readonly JsonPatchOperation[], options?: WriteOptions): Promise<T>;
   /**
    * Writes the `status` subresource (PUT). With `mutate`: reads the object,
    * runs `mutate` on a copy, and writes only when the status changed. Without:
@@ -164,18 +168,18 @@ export interface KubeClient {
   updateStatus<T extends KubeObject>(object: T, mutate?: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>>;
   /** Patches the `status` subresource: a merge patch for an object, a JSON patch for an array of operations. */
   patchStatus<T extends KubeObject>(
-    target: ObjectTarget,
+    target: ObjectTarget & Typed<T>,
     patch: object | readonly JsonPatchOperation[],
     options?: WriteOptions,
   ): Promise<T>;
   /** Deletes the object; an object already gone is `absent`, not an error. */
-  remove<T extends KubeObject>(target: ObjectTarget, options?: RemoveOptions): Promise<RemoveResult<T>>;
+  remove<T extends KubeObject>(target: ObjectTarget & Typed<T>, options?: RemoveOptions): Promise<RemoveResult<T>>;
   /**
    * Lists objects straight from the server (a strongly consistent read,
    * unlike the cache), page by page until the last; each item gets the
    * `apiVersion` and `kind` the server leaves off list items.
    */
-  list<T extends KubeObject>(target: ListTarget, options?: ListOptions): Promise<T[]>;
+  list<T extends KubeObject>(target: ListTarget & Typed<T>, options?: ListOptions): Promise<T[]>;
   /** Where a kind lives (discovery, cached). */
   resource(apiVersion: string, kind: string, options?: CallOptions): Promise<ResourceInfo>;
 }
