@@ -159,11 +159,14 @@ describe('listWatch against the embedded API server', function () {
       for (const name of ['a', 'b', 'c']) await create(name);
       const i = informer({ backoff: { initialMs: 1000 } });
       await waitFor(() => requests('watch').length === 1, 'the first watch');
+      // Held off (403, retried) until the history is compacted, however fast the dilated backoff comes round.
+      server.faults.forbid({ verb: 'watch', resource: 'configmaps' });
       server.faults.dropWatches();
       // While it is away: b goes, d comes, and the history it would resume from is compacted.
       await remove('b');
       await create('d');
       server.faults.compact();
+      server.faults.allow({ verb: 'watch', resource: 'configmaps' });
       await waitFor(() => requests('list').length === 2 && i.storeNames().join() === 'a,c,d', 'the re-list');
       const tombstones = i.out.filter(isDelta).filter((d) => d.type === 'Deleted');
       expect(tombstones.map((d) => [d.key, d.finalStateUnknown])).to.deep.equal([['default/b', true]]);
