@@ -13,7 +13,8 @@ import { podAutoscalerOptions } from './podautoscaler/controller.js';
 import { reconcilePodAutoscaler } from './podautoscaler/reconcile.js';
 import { installPodAutoscalerCrd } from './podautoscaler/crd.js';
 import { autoscalerManifest, deploymentManifest } from './podautoscaler/manifests.js';
-import type { Deployment, PodAutoscaler } from './podautoscaler/types.js';
+import type { Deployment } from 'rxkube/kinds';
+import type { PodAutoscaler } from './podautoscaler/types.js';
 import { useEmbeddedServer } from './support/harness.js';
 
 const ns = 'default';
@@ -97,7 +98,9 @@ describe('examples under chaos: podautoscaler and configmap-rollout sharing info
       const what = rnd();
       if (what < 0.3) change<PodAutoscaler>(refs.autoscalers, name, (pa) => void (pa.spec.replicas = Math.floor(rnd() * 5)));
       else if (what < 0.5) change<ConfigMap>(refs.configmaps, `${name}-config`, (cm) => void (cm.data = { v: String(round) }));
-      else if (what < 0.65) change<Deployment>(refs.deployments, name, (d) => void (d.spec = { ...d.spec, replicas: 40 + round }));
+      else if (what < 0.65) change<Deployment>(refs.deployments, name, (d) => {
+        if (d.spec !== undefined) d.spec.replicas = 40 + round;
+      });
       else if (what < 0.75) h.server.remove(refs.autoscalers, name);
       else if (what < 0.85 && !h.server.snapshot(refs.autoscalers).some((o) => o.metadata.name === name)) {
         h.server.put(refs.autoscalers, autoscalerManifest(ns, name, names[Math.floor(rnd() * names.length)]!, 3));

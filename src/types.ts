@@ -52,8 +52,9 @@ export interface ObjectMeta {
 }
 
 /**
- * Any Kubernetes object. Typed resources extend it:
- * `interface PodAutoscaler extends KubeObject { spec: {...} }`.
+ * Any Kubernetes object. The typed ones fit it: the built-in kinds of
+ * `rxkube/kinds` (`Deployment`), a defined custom resource's objects
+ * (`ObjectOf<typeof PodAutoscaler>`).
  */
 export interface KubeObject {
   /** The group and version (`apps/v1`, `v1`); lists leave it out of their items. */

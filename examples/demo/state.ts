@@ -1,7 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { findCondition, kubeClient } from 'rxkube';
 import { claimant, specProblem } from '../podautoscaler/reconcile.js';
-import { FINALIZER, GROUP, SCALED_BY, type Deployment, type PodAutoscaler } from '../podautoscaler/types.js';
+import type { Deployment } from 'rxkube/kinds';
+import { FINALIZER, GROUP, SCALED_BY, type PodAutoscaler } from '../podautoscaler/types.js';
 
 /** What the API server holds in the demo's namespace. */
 export interface ClusterState {

@@ -51,7 +51,7 @@ export async function applyManifest(app: Application, manifest: Manifest, ctx: C
 
 /** The manifest as this Application applies it: in its namespace, labelled, owned by it. */
 function intent(app: Application, object: KubeObject, namespace: string): KubeObject {
-  const { resourceVersion: _rv, uid: _uid, managedFields: _mf, creationTimestamp: _ct, ...metadata } = object.metadata as KubeObject['metadata'] & { managedFields?: unknown };
+  const { resourceVersion: _rv, uid: _uid, managedFields: _mf, creationTimestamp: _ct, ...metadata } = object.metadata;
   const owner = { apiVersion: API_VERSION, kind: KIND, name: app.metadata.name ?? '', uid: app.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
   return {
     ...object,

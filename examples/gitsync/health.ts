@@ -1,15 +1,10 @@
 import type { KubeObject } from 'rxkube';
+import { deployments, type Deployment } from 'rxkube/kinds';
 import type { Health } from './types.js';
 
-interface DeploymentLike extends KubeObject {
-  spec?: { replicas?: number };
-  status?: {
-    observedGeneration?: number;
-    replicas?: number;
-    updatedReplicas?: number;
-    availableReplicas?: number;
-    conditions?: { type: string; status: string; reason?: string }[];
-  };
+/** Whether an applied object is an apps/v1 Deployment (what the API server answers a Deployment's apply with). */
+function isDeployment(live: KubeObject): live is Deployment {
+  return live.apiVersion === deployments.apiVersion && live.kind === deployments.kind;
 }
 
 /**
@@ -20,12 +15,11 @@ interface DeploymentLike extends KubeObject {
  * no rollout to wait for: applied is healthy.
  */
 export function healthOf(live: KubeObject): Health {
-  if (live.kind !== 'Deployment') return 'Healthy';
-  const d = live as DeploymentLike;
-  const status = d.status ?? {};
+  if (!isDeployment(live)) return 'Healthy';
+  const status = live.status ?? {};
   if (status.conditions?.some((c) => c.type === 'Progressing' && c.status === 'False' && c.reason === 'ProgressDeadlineExceeded')) return 'Degraded';
-  const wanted = d.spec?.replicas ?? 1;
-  const seen = (status.observedGeneration ?? 0) >= (d.metadata.generation ?? 1);
+  const wanted = live.spec?.replicas ?? 1;
+  const seen = (status.observedGeneration ?? 0) >= (live.metadata.generation ?? 1);
   return seen && (status.updatedReplicas ?? 0) >= wanted && (status.availableReplicas ?? 0) >= wanted ? 'Healthy' : 'Progressing';
 }
 

@@ -18,15 +18,14 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { kubeClient, runController, type KubeObject } from 'rxkube';
+import { kubeClient, runController } from 'rxkube';
 import { connect, flag } from '../support/cluster.js';
 import { loggerFromArgs } from '../support/logging.js';
 import { exampleRecorder } from '../support/recorder.js';
 import { gitSyncOptions } from './controller.js';
 import { servePushEndpoint, type PushEndpoint } from './pushes.js';
 import { installApplicationCrd } from './crd.js';
-import type { ApplicationSpec } from './types.js';
+import { Application, type ApplicationSpec } from './types.js';
 import { initWorkTree } from './workTree.js';
 
 const argv = process.argv.slice(2);
@@ -43,12 +42,13 @@ try {
   const kubectl = cluster.embedded === undefined ? 'kubectl' : `kubectl --kubeconfig ${join(temp, 'kubeconfig')}`;
   if (cluster.embedded !== undefined) await cluster.embedded.writeKubeconfig(join(temp, 'kubeconfig'));
   const sample = (file: string) => readFile(new URL(`./sample/${file}`, import.meta.url), 'utf8');
-  const app = parse(await sample('application.yaml')) as KubeObject & { spec: ApplicationSpec };
+  // What `web` follows: the sample repository (branch main, manifests in deploy/), or the one given.
+  let source: Pick<ApplicationSpec, 'repoURL' | 'revision' | 'path'>;
   const given = flag(argv, 'repo');
   if (given === undefined) {
     const repo = await initWorkTree(join(temp, 'repo'));
     await repo.commit({ 'deploy/config.yaml': await sample('deploy/config.yaml'), 'deploy/web.yaml': await sample('deploy/web.yaml') }, 'the sample');
-    app.spec.repoURL = repo.dir;
+    source = { repoURL: repo.dir, revision: 'main', path: 'deploy' };
     process.stdout.write(
       [
         `sample repository: ${repo.dir} (branch main, manifests in deploy/)`,
@@ -58,9 +58,10 @@ try {
       ].join('\n'),
     );
   } else {
-    app.spec = { ...app.spec, repoURL: given, revision: flag(argv, 'revision') ?? 'HEAD', path: flag(argv, 'path') ?? '.' };
+    source = { repoURL: given, revision: flag(argv, 'revision') ?? 'HEAD', path: flag(argv, 'path') ?? '.' };
   }
-  await client.apply({ ...app, metadata: { ...app.metadata, namespace: namespace ?? 'default' } }, { force: true });
+  const app = Application.make({ metadata: { name: 'web', namespace: namespace ?? 'default' }, spec: { ...source, pollIntervalSeconds: 5 } });
+  await client.apply(app, { force: true });
   process.stdout.write(`watch:  ${kubectl} get applications,configmaps,services,deployments,events -n ${namespace ?? 'default'}\n`);
   const pushPort = flag(argv, 'push-port');
   const pushSecret = flag(argv, 'push-secret');

@@ -48,9 +48,8 @@ export function parseManifestFile(file: string, text: string): ParsedFiles {
   for (const { where, value } of values) {
     if (value === null || value === undefined) continue;
     for (const item of listItems(value)) {
-      const problem = whatIsWrong(item);
-      if (problem !== undefined) out.errors.push({ file, message: `${where}${problem}` });
-      else out.manifests.push({ file, object: item as KubeObject });
+      if (isManifest(item)) out.manifests.push({ file, object: item });
+      else out.errors.push({ file, message: `${where}${whatIsWrong(item) ?? ''}` });
     }
   }
   return out;
@@ -61,6 +60,11 @@ function listItems(value: unknown): unknown[] {
   const list = value as { kind?: unknown; items?: unknown };
   if (typeof value === 'object' && typeof list.kind === 'string' && list.kind.endsWith('List') && Array.isArray(list.items)) return list.items;
   return [value];
+}
+
+/** Whether a value is an object to apply: one `whatIsWrong` finds nothing wrong with. */
+function isManifest(value: unknown): value is KubeObject {
+  return whatIsWrong(value) === undefined;
 }
 
 /** Why a value is no object to apply, or undefined when it is one. */

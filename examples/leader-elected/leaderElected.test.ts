@@ -6,7 +6,8 @@ import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { waitFor } from '../../test/support/waitFor.js';
 import { installPodAutoscalerCrd } from '../podautoscaler/crd.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest, deploymentRef } from '../podautoscaler/manifests.js';
-import type { Deployment, PodAutoscaler } from '../podautoscaler/types.js';
+import type { Deployment } from 'rxkube/kinds';
+import type { PodAutoscaler } from '../podautoscaler/types.js';
 import { useEmbeddedServer } from '../support/harness.js';
 import { podAutoscalerReplica } from './replica.js';
 

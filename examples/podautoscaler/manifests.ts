@@ -1,4 +1,5 @@
-import { API_VERSION, KIND, type Deployment, type PodAutoscaler } from './types.js';
+import type { Deployment } from 'rxkube/kinds';
+import { API_VERSION, KIND, type PodAutoscaler } from './types.js';
 
 /** A minimal valid apps/v1 Deployment running one container, for tests and the demo. */
 export function deploymentManifest(namespace: string, name: string, replicas: number): Deployment {

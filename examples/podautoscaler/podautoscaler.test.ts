@@ -7,6 +7,7 @@ import {
   type EventInput,
   type EventRecorder,
   type KubeObject,
+  type WatchedResource,
 } from 'rxkube';
 import { dilatedScheduler } from '../../test/support/dilatedScheduler.js';
 import { waitFor } from '../../test/support/waitFor.js';
@@ -15,7 +16,8 @@ import { installPodAutoscalerCrd, podAutoscalerCrd } from './crd.js';
 import { podAutoscalerController } from './controller.js';
 import { reconcilePodAutoscaler } from './reconcile.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest, deploymentRef } from './manifests.js';
-import { BY_SCALER, BY_TARGET, DEPLOYMENTS_STORE, FINALIZER, PODAUTOSCALERS_STORE, SCALED_BY, byScaler, byTarget, type Deployment, type PodAutoscaler } from './types.js';
+import type { Deployment } from 'rxkube/kinds';
+import { BY_SCALER, BY_TARGET, DEPLOYMENTS_STORE, FINALIZER, PODAUTOSCALERS_STORE, SCALED_BY, byScaler, byTarget, type PodAutoscaler } from './types.js';
 
 const deploymentsRef = { group: 'apps', version: 'v1', resource: 'deployments', namespace: 'default' };
 const autoscalersRef = { group: 'autoscaling.rxkube.dev', version: 'v1', resource: 'podautoscalers', namespace: 'default' };
@@ -207,7 +209,7 @@ describe('examples/podautoscaler against the embedded API server', () => {
     staleDeployment.metadata = { ...staleDeployment.metadata, annotations: { [SCALED_BY]: 'web' } };
     const autoscalers = new Store<PodAutoscaler>({ indexers: { [BY_TARGET]: byTarget } });
     autoscalers.apply({ type: 'Added', key: 'default/web', object: stale });
-    const deployments = new Store<KubeObject>({ indexers: { [BY_SCALER]: byScaler } });
+    const deployments = new Store<Deployment>({ indexers: { [BY_SCALER]: byScaler } });
     deployments.apply({ type: 'Added', key: 'default/web', object: staleDeployment });
     const recorded: EventInput[] = [];
     const recorder: EventRecorder = {
@@ -226,8 +228,9 @@ describe('examples/podautoscaler against the embedded API server', () => {
       object: stale,
       store: autoscalers.lister,
       stores: { [PODAUTOSCALERS_STORE]: autoscalers.lister, [DEPLOYMENTS_STORE]: deployments.lister },
-      lister: () => {
-        throw new Error('this reconcile reads ctx.stores');
+      lister: (resource: WatchedResource) => {
+        if (resource.group === 'apps' && resource.resource === 'deployments') return deployments.lister;
+        throw new Error(`this reconcile reads no store of ${resource.resource} but the primary's`);
       },
       client: h.client,
       recorder,

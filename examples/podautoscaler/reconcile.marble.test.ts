@@ -5,7 +5,8 @@ import { podAutoscalerCrd } from './crd.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest, deploymentRef } from './manifests.js';
 import { reconcilePodAutoscaler } from './reconcile.js';
 import { autoscalerToRivals, deploymentToAutoscalers } from './triggers.js';
-import { deployments, FINALIZER, podAutoscalers, SCALED_BY, type Deployment, type PodAutoscaler } from './types.js';
+import type { Deployment } from 'rxkube/kinds';
+import { deployments, FINALIZER, podAutoscalers, SCALED_BY, type PodAutoscaler } from './types.js';
 
 /**
  * The podautoscaler's reconcile, marble-tested in virtual time with

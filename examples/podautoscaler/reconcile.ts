@@ -12,17 +12,8 @@ import {
   type Lister,
   type ObjectKey,
 } from 'rxkube';
-import {
-  BY_SCALER,
-  BY_TARGET,
-  DEPLOYMENTS_STORE,
-  FINALIZER,
-  PODAUTOSCALERS_STORE,
-  SCALED_BY,
-  type Deployment,
-  type PodAutoscaler,
-  type PodAutoscalerStatus,
-} from './types.js';
+import { deployments, type Deployment } from 'rxkube/kinds';
+import { BY_SCALER, BY_TARGET, FINALIZER, SCALED_BY, type PodAutoscaler, type PodAutoscalerStatus } from './types.js';
 
 /**
  * Brings the Deployment a PodAutoscaler targets to the replicas it asks for.
@@ -43,8 +34,9 @@ import {
  *   `InvalidSpec`), `observedGeneration`, `currentReplicas`; an Event for
  *   each scaling and each change into a failing state.
  *
- * It reads `ctx.object`, `ctx.stores` (the PodAutoscaler and Deployment
- * stores, with the `targetDeployment` and `scaledBy` indexes) and writes
+ * It reads `ctx.object`, `ctx.store` (the PodAutoscalers, with the
+ * `targetDeployment` index), `ctx.lister(deployments)` (with the `scaledBy`
+ * index) and writes
  * through `ctx.client` and `ctx.recorder` only.
  */
 export async function reconcilePodAutoscaler(key: ObjectKey, ctx: ControllerContext<PodAutoscaler>): Promise<void> {
@@ -81,16 +73,9 @@ interface Stores {
   deployments: Lister<Deployment>;
 }
 
+/** The PodAutoscaler store (the primary) and the Deployment store; `ctx.lister` throws, naming the stores there are, when Deployments are not watched. */
 function storesOf(ctx: ControllerContext<PodAutoscaler>): Stores {
-  const autoscalers = ctx.stores[PODAUTOSCALERS_STORE] as Lister<PodAutoscaler> | undefined;
-  const deployments = ctx.stores[DEPLOYMENTS_STORE] as Lister<Deployment> | undefined;
-  if (autoscalers === undefined || deployments === undefined) {
-    throw new Error(
-      `the podautoscaler reconcile needs the stores "${PODAUTOSCALERS_STORE}" and "${DEPLOYMENTS_STORE}" ` +
-        `(it has: ${Object.keys(ctx.stores).join(', ') || 'none'})`,
-    );
-  }
-  return { autoscalers, deployments };
+  return { autoscalers: ctx.store, deployments: ctx.lister(deployments) };
 }
 
 async function scale(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>): Promise<void> {
@@ -166,13 +151,16 @@ async function release(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>)
 
 /** What is wrong with a spec the API server let through (a CRD schema is not enforced everywhere); undefined when it is fine. */
 export function specProblem(pa: PodAutoscaler): string | undefined {
-  const spec = pa.spec as Partial<PodAutoscaler['spec']> | undefined;
+  // What the server sent, not what the type promises: checked field by field.
+  const spec: unknown = pa.spec;
   if (spec === undefined || spec === null || typeof spec !== 'object') return 'spec is missing';
-  if (typeof spec.targetDeployment !== 'string' || spec.targetDeployment === '') {
-    return `spec.targetDeployment must be a Deployment name, got ${JSON.stringify(spec.targetDeployment)}`;
+  const target = 'targetDeployment' in spec ? spec.targetDeployment : undefined;
+  if (typeof target !== 'string' || target === '') {
+    return `spec.targetDeployment must be a Deployment name, got ${JSON.stringify(target)}`;
   }
-  if (!Number.isInteger(spec.replicas) || (spec.replicas as number) < 0 || (spec.replicas as number) > 2 ** 31 - 1) {
-    return `spec.replicas must be a whole number from 0, got ${JSON.stringify(spec.replicas)}`;
+  const replicas = 'replicas' in spec ? spec.replicas : undefined;
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0 || replicas > 2 ** 31 - 1) {
+    return `spec.replicas must be a whole number from 0, got ${JSON.stringify(replicas)}`;
   }
   return undefined;
 }

@@ -1,4 +1,5 @@
 import type { ControllerStores, Delta, KubeObject, ObjectKey } from 'rxkube';
+import type { Deployment } from 'rxkube/kinds';
 import { BY_TARGET, PODAUTOSCALERS_STORE, SCALED_BY, byTarget, type PodAutoscaler } from './types.js';
 
 /**
@@ -8,7 +9,7 @@ import { BY_TARGET, PODAUTOSCALERS_STORE, SCALED_BY, byTarget, type PodAutoscale
  * changed behind the controller's back, a Deployment created late or
  * deleted, and a stamp left behind all bring the right autoscaler back.
  */
-export function deploymentToAutoscalers(delta: Delta, stores: ControllerStores): ObjectKey[] {
+export function deploymentToAutoscalers(delta: Delta<Deployment>, stores: ControllerStores): ObjectKey[] {
   const autoscalers = stores[PODAUTOSCALERS_STORE];
   const keys = new Set<ObjectKey>();
   for (const deployment of versions(delta)) {
@@ -26,17 +27,17 @@ export function deploymentToAutoscalers(delta: Delta, stores: ControllerStores):
  * goes, retargets or is created older, the others must look again at who
  * drives it.
  */
-export function autoscalerToRivals(delta: Delta, stores: ControllerStores): ObjectKey[] {
+export function autoscalerToRivals(delta: Delta<PodAutoscaler>, stores: ControllerStores): ObjectKey[] {
   const autoscalers = stores[PODAUTOSCALERS_STORE];
   const keys = new Set<ObjectKey>();
   for (const pa of versions(delta)) {
-    for (const target of byTarget(pa as PodAutoscaler)) {
+    for (const target of byTarget(pa)) {
       for (const key of autoscalers?.indexKeys(BY_TARGET, target) ?? []) if (key !== delta.key) keys.add(key);
     }
   }
   return [...keys];
 }
 
-function versions(delta: Delta): KubeObject[] {
+function versions<T extends KubeObject>(delta: Delta<T>): T[] {
   return delta.old !== undefined ? [delta.object, delta.old] : [delta.object];
 }

@@ -1,10 +1,6 @@
 import Type from 'typebox';
 import { defineCustomResource, Kube, type KubeObject, type ObjectOf, type WatchedResource } from 'rxkube';
-
-/** The part of an apps/v1 Deployment this controller reads. */
-export interface Deployment extends KubeObject {
-  spec?: { replicas?: number; [field: string]: unknown };
-}
+import { deployments as allDeployments, type Deployment } from 'rxkube/kinds';
 
 export const GROUP = 'autoscaling.rxkube.dev';
 export const API_VERSION = `${GROUP}/v1`;
@@ -102,17 +98,15 @@ export function byScaler(deployment: KubeObject): readonly string[] {
 export function podAutoscalers(namespace?: string): WatchedResource<PodAutoscaler> {
   return {
     ...PodAutoscaler.resource,
-    indexers: { [BY_TARGET]: byTarget as (o: KubeObject) => readonly string[] },
+    indexers: { [BY_TARGET]: byTarget },
     ...(namespace !== undefined ? { namespace } : {}),
   };
 }
 
-export function deployments(namespace?: string): WatchedResource {
+/** The Deployments, in one namespace or all of them, indexed by the autoscaler that stamped them. */
+export function deployments(namespace?: string): WatchedResource<Deployment> {
   return {
-    group: 'apps',
-    version: 'v1',
-    resource: 'deployments',
-    kind: 'Deployment',
+    ...allDeployments,
     indexers: { [BY_SCALER]: byScaler },
     ...(namespace !== undefined ? { namespace } : {}),
   };

@@ -1,5 +1,6 @@
-import type { ControllerWebhooks, KubeObject } from 'rxkube';
-import { allow, deny, type ConvertFunction, type MutateHandler, type ValidateHandler } from 'rxkube/webhooks';
+import type { ControllerWebhooks } from 'rxkube';
+import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from 'rxkube/kinds';
+import { allow, deny, type ConversionSpoke, type MutateHandler, type ValidateHandler } from 'rxkube/webhooks';
 import { GROUP, type PodAutoscaler, type PodAutoscalerV2 } from './types.js';
 
 /**
@@ -23,25 +24,26 @@ export const validatePodAutoscaler: ValidateHandler<PodAutoscaler> = (request) =
   return allow();
 };
 
-const toHub: ConvertFunction = (object) => {
-  const { spec, ...rest } = object as PodAutoscalerV2;
-  const { scaleTargetRef, ...replicas } = spec;
-  return { ...rest, spec: { targetDeployment: scaleTargetRef.name, ...replicas } } as KubeObject;
-};
-
-const fromHub: ConvertFunction = (object) => {
-  const { spec, ...rest } = object as PodAutoscaler;
-  const { targetDeployment, ...replicas } = spec;
-  return { ...rest, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: targetDeployment }, ...replicas } } as KubeObject;
+/** v2 to the hub (v1) and back: the target's name moves between `scaleTargetRef` and `targetDeployment`. */
+const v2: ConversionSpoke<PodAutoscalerV2, PodAutoscaler> = {
+  toHub: ({ spec: { scaleTargetRef, ...replicas }, ...rest }) => ({ ...rest, spec: { targetDeployment: scaleTargetRef.name, ...replicas } }),
+  fromHub: ({ spec: { targetDeployment, ...replicas }, ...rest }) => ({
+    ...rest,
+    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: targetDeployment }, ...replicas },
+  }),
 };
 
 /** For `runController({ webhooks: { tls, ...podAutoscalerWebhooks() } })`. */
 export function podAutoscalerWebhooks(): Omit<ControllerWebhooks<PodAutoscaler>, 'tls'> {
-  return { default: defaultPodAutoscaler, validate: validatePodAutoscaler, convert: { hub: 'v1', spokes: { v2: { toHub, fromHub } } } };
+  return { default: defaultPodAutoscaler, validate: validatePodAutoscaler, convert: { hub: 'v1', spokes: { v2 } } };
 }
 
 /** The MutatingWebhookConfiguration and ValidatingWebhookConfiguration for a webhook server at `url` whose CA is `caBundle`. */
-export function podAutoscalerWebhookConfigurations(url: string, paths: { validate: string; default: string }, caBundle: string): KubeObject[] {
+export function podAutoscalerWebhookConfigurations(
+  url: string,
+  paths: { validate: string; default: string },
+  caBundle: string,
+): [MutatingWebhookConfiguration, ValidatingWebhookConfiguration] {
   const webhook = (name: string, path: string) => ({
     name,
     admissionReviewVersions: ['v1'],
@@ -51,8 +53,8 @@ export function podAutoscalerWebhookConfigurations(url: string, paths: { validat
     rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [GROUP], apiVersions: ['*'], resources: ['podautoscalers'], scope: 'Namespaced' }],
   });
   return [
-    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'podautoscaler' }, webhooks: [webhook(`default.${GROUP}`, paths.default)] } as KubeObject,
-    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'podautoscaler' }, webhooks: [webhook(`validate.${GROUP}`, paths.validate)] } as KubeObject,
+    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', metadata: { name: 'podautoscaler' }, webhooks: [webhook(`default.${GROUP}`, paths.default)] },
+    { apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'podautoscaler' }, webhooks: [webhook(`validate.${GROUP}`, paths.validate)] },
   ];
 }
 

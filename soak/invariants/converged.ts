@@ -2,7 +2,7 @@ import { configHash } from '../../examples/configmap-rollout/hash.js';
 import { configMapUses } from '../../examples/configmap-rollout/references.js';
 import { CONFIG_HASH } from '../../examples/configmap-rollout/types.js';
 import { describeProblem, problems } from '../../examples/demo/state.js';
-import type { Deployment } from '../../examples/podautoscaler/types.js';
+import type { Deployment } from 'rxkube/kinds';
 import { controllerUid, isSource, isTwin, sameData, twinName } from '../mirror/types.js';
 import { appConfigName, subjectId, type SubjectKind } from '../subjects.js';
 import type { ClusterView } from './clusterView.js';

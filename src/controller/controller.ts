@@ -68,8 +68,8 @@ export interface WatchedResource<T extends KubeObject = KubeObject> extends Reso
    *   (memory and traffic of those do not shrink with N), while reconciles still split.
    */
   shardSelector?: ListWatchOptions<KubeObject>['shardSelector'];
-  /** Extra indexes on its store. */
-  indexers?: Indexers;
+  /** Extra indexes on its store, of its objects' type. */
+  indexers?: Indexers<T>;
   /**
    * The priority of the keys its changes trigger (default
    * `NORMAL_PRIORITY`); its initial list and unchanged objects take
@@ -97,12 +97,20 @@ export interface TypedResource<T extends KubeObject> extends WatchedResource<T> 
   readonly apiVersion: string;
 }
 
-/** An extra watch: changes of another resource, mapped to keys of the primary one. */
-export interface ExtraWatch {
+/**
+ * An extra watch: changes of another resource, mapped to keys of the primary one.
+ * `U`, the type of the watched objects, types the deltas `map` gets
+ * (`{ resource: deployments, map: (delta: Delta<Deployment>) => … }`).
+ */
+export interface ExtraWatch<U extends KubeObject = KubeObject> {
   /** The resource to watch. */
-  resource: WatchedResource;
-  /** The primary keys a change concerns (none, one or several). */
-  map: (delta: Delta, stores: ControllerStores) => KeysOf;
+  resource: WatchedResource<U>;
+  /**
+   * The primary keys a change concerns (none, one or several). A method, so
+   * that a watch typed for its objects passes where `watches` takes any
+   * (method parameters are compared both ways, as `Typed`'s).
+   */
+  map(delta: Delta<U>, stores: ControllerStores): KeysOf;
   /** The priority of the keys its changes trigger (default: `resource.priority`, else `NORMAL_PRIORITY`). */
   priority?: number;
 }

@@ -7,7 +7,6 @@ import type { ReconcileContext } from '../operators/reconciler.js';
 import type { KeyTrigger } from '../operators/reconcileByKey.js';
 import type { KubeClient } from '../sinks/client/kubeClient.js';
 import type { EventRecorder } from '../sinks/events/eventRecorder.js';
-import type { Indexers } from '../store/indexFunctions.js';
 import type { StoreEvent } from '../store/indexer.js';
 import type { Lister } from '../store/store.js';
 import type { TriggerCause } from '../timeline.js';
@@ -172,7 +171,7 @@ export function wire<T extends KubeObject>(
 ): Wiring<T> {
   const primary = informers.informer<T>(options.for, {
     ...selectors(options.for),
-    ...(options.for.indexers ? { indexers: options.for.indexers as Indexers<T> } : {}),
+    ...(options.for.indexers ? { indexers: options.for.indexers } : {}),
     ...(options.for.metadataOnly === true ? { metadataOnly: true } : {}),
     ...(options.resyncPeriod ? { resyncPeriod: options.resyncPeriod } : {}),
   });

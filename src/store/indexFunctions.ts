@@ -3,8 +3,12 @@ import type { KubeObject } from '../types.js';
 /**
  * Maps an object to the values it is indexed under. An object may sit under
  * several values (all its owners, say) or none.
+ *
+ * The type of a method, so that index functions of a resource typed for
+ * its objects (`(pa: PodAutoscaler) => …`) pass where a resource of any
+ * objects is taken (method parameters are compared both ways, as `Typed`'s).
  */
-export type IndexFunc<T extends KubeObject = KubeObject> = (object: T) => readonly string[];
+export type IndexFunc<T extends KubeObject = KubeObject> = { index(object: T): readonly string[] }['index'];
 
 /** Index functions by index name. */
 export type Indexers<T extends KubeObject = KubeObject> = Record<string, IndexFunc<T>>;

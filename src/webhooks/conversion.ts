@@ -12,7 +12,23 @@ import type { ConversionRequest, ConversionResponse } from './reviewTypes.js';
  * metadata other than labels and annotations, which kube-apiserver refuses.
  */
 
-export type ConvertFunction = (object: KubeObject, signal: AbortSignal) => KubeObject | Promise<KubeObject>;
+/** Converts an object of one version (`From`) to another (`To`). */
+export type ConvertFunction<From extends KubeObject = KubeObject, To extends KubeObject = KubeObject> = (object: From, signal: AbortSignal) => To | Promise<To>;
+
+/**
+ * The two conversions of a spoke version: `toHub` from its objects
+ * (`Spoke`) to the hub's (`Hub`), `fromHub` back. Methods, so that
+ * conversions typed for their versions' objects (`PodAutoscalerV2` to
+ * `PodAutoscaler`) pass where any spoke is taken (method parameters are
+ * compared both ways, as `Typed`'s): the server only ever hands `toHub` an
+ * object of the spoke's version, and `fromHub` one of the hub's.
+ */
+export interface ConversionSpoke<Spoke extends KubeObject = KubeObject, Hub extends KubeObject = KubeObject> {
+  /** An object of the spoke version, as the hub's. */
+  toHub(object: Spoke, signal: AbortSignal): Hub | Promise<Hub>;
+  /** An object of the hub version, as the spoke's. */
+  fromHub(object: Hub, signal: AbortSignal): Spoke | Promise<Spoke>;
+}
 
 /** The versions of one kind: the hub and, for each spoke version, its two conversions. */
 export interface ConversionDefinition {
@@ -23,7 +39,7 @@ export interface ConversionDefinition {
   /** The version all others convert through (`v2`, say). */
   hub: string;
   /** Per version other than the hub: `toHub` converts an object of that version to the hub, `fromHub` back; the result's `apiVersion` is set for you. */
-  spokes: Record<string, { toHub: ConvertFunction; fromHub: ConvertFunction }>;
+  spokes: Record<string, ConversionSpoke>;
 }
 
 /** A conversion endpoint for the webhook server, made by `conversionWebhook`. */
@@ -87,8 +103,10 @@ async function convertOne(definitions: readonly ConversionDefinition[], object: 
     checkMetadata(object, next, what);
     current = next;
   };
-  if (from.version !== definition.hub) await step((definition.spokes[from.version] as { toHub: ConvertFunction }).toHub, `converting ${from.version} to the hub ${definition.hub}`);
-  if (to.version !== definition.hub) await step((definition.spokes[to.version] as { fromHub: ConvertFunction }).fromHub, `converting the hub ${definition.hub} to ${to.version}`);
+  // known() checked both versions: one that is not the hub is a spoke.
+  const spoke = (version: string) => definition.spokes[version] as ConversionSpoke;
+  if (from.version !== definition.hub) await step((o, s) => spoke(from.version).toHub(o, s), `converting ${from.version} to the hub ${definition.hub}`);
+  if (to.version !== definition.hub) await step((o, s) => spoke(to.version).fromHub(o, s), `converting the hub ${definition.hub} to ${to.version}`);
   return { ...current, apiVersion: desired, kind: object.kind };
 }
 

@@ -13,7 +13,7 @@
 
 export { allow, deny, mutatingWebhook, patchResponse, validatingWebhook } from './admission.js';
 export type { AdmissionVerdict, AdmissionWebhook, MutateHandler, ValidateHandler } from './admission.js';
-export { conversionWebhook, type ConversionDefinition, type ConversionWebhook, type ConvertFunction } from './conversion.js';
+export { conversionWebhook, type ConversionDefinition, type ConversionSpoke, type ConversionWebhook, type ConvertFunction } from './conversion.js';
 export { readCertificateFiles, selfSignedCertificates } from './certificates.js';
 export type { CertificateFiles, SelfSignedCertificates, SelfSignedOptions, ServingCertificate } from './certificates.js';
 export { maxReviewBytes, startWebhookServer, type WebhookHandler, type WebhookServer, type WebhookServerOptions } from './webhookServer.js';
