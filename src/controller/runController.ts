@@ -7,6 +7,7 @@ import { resourceName, type KubeObject } from '../types.js';
 import type { WebhookServer } from '../webhooks/webhookServer.js';
 import { asyncScheduler } from 'rxjs';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
+import { recordedOptions } from './recordedOptions.js';
 import { recordTimeline, type RecordOptions, type TimelineRecording } from './recording/recordTimeline.js';
 import { serveControllerWebhooks, type ControllerWebhooks } from './controllerWebhooks.js';
 
@@ -132,7 +133,7 @@ export async function runController<T extends KubeObject>(options: RunController
     recording =
       options.record === undefined
         ? undefined
-        : recordTimeline(running.timeline, options, typeof options.record === 'string' ? { path: options.record } : options.record, { scheduler: options.scheduler ?? asyncScheduler, logger });
+        : recordTimeline(running.timeline, { name: options.name, options: recordedOptions(options) }, typeof options.record === 'string' ? { path: options.record } : options.record, { scheduler: options.scheduler ?? asyncScheduler, logger });
 
     if (options.signal?.aborted) abort.abort();
     else options.signal?.addEventListener('abort', onCallerAbort, { once: true });

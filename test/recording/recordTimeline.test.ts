@@ -11,6 +11,7 @@ import { recordTimeline } from '../../src/controller/recording/recordTimeline.js
 import { readRecording } from '../../src/controller/recording/readRecording.js';
 import { redacted } from '../../src/util/redactSecrets.js';
 import type { ControllerOptions } from '../../src/controller/controller.js';
+import { recordedOptions } from '../../src/controller/recordedOptions.js';
 
 const options: ControllerOptions<never> = {
   name: 'rec',
@@ -21,6 +22,7 @@ const options: ControllerOptions<never> = {
   concurrency: 3,
   reconcile: () => {},
 };
+const recorded = { name: options.name, options: recordedOptions(options) };
 
 function logs(): Logger & { lines: { level: string; fields: unknown; message: string | undefined }[] } {
   const lines: { level: string; fields: unknown; message: string | undefined }[] = [];
@@ -48,7 +50,7 @@ describe('recordTimeline (the flight recorder)', () => {
     scheduler.frame = 1_700_000_000_000;
     const timeline = new Subject<TimelineEntry>();
     const path = join(dir, 'run.jsonl');
-    const recording = recordTimeline(timeline, options, { path }, { scheduler, logger: logs() });
+    const recording = recordTimeline(timeline, recorded, { path }, { scheduler, logger: logs() });
     const entries: TimelineEntry[] = [
       { type: 'trigger', at: 1_700_000_000_005, controller: 'rec', key: 'default/a', cause: { via: 'for', resource: 'widgets.example.com', delta: 'Added', objectKey: 'default/a' } },
       { type: 'run-start', at: 1_700_000_000_006, controller: 'rec', key: 'default/a', attempt: 1 },
@@ -79,7 +81,7 @@ describe('recordTimeline (the flight recorder)', () => {
   it("redacts Secrets' data, stringData and last-applied annotation by default, in informer objects and in answers", async () => {
     const timeline = new Subject<TimelineEntry>();
     const path = join(dir, 'run.jsonl');
-    const recording = recordTimeline(timeline, options, { path }, { scheduler: new VirtualTimeScheduler(), logger: logs() });
+    const recording = recordTimeline(timeline, recorded, { path }, { scheduler: new VirtualTimeScheduler(), logger: logs() });
     timeline.next(informer(1, secret));
     // As the traced client writes them: `list` answers an array, `createOrUpdate` a `{ result, object }`, the resource named by kind.
     timeline.next({ type: 'write', at: 2, controller: 'rec', key: 'default/a', verb: 'list', resource: 'Secret', code: 200, body: [secret] });
@@ -101,7 +103,7 @@ describe('recordTimeline (the flight recorder)', () => {
   it('keeps Secrets as received with keepSecrets, and says so in the header', async () => {
     const timeline = new Subject<TimelineEntry>();
     const path = join(dir, 'run.jsonl');
-    const recording = recordTimeline(timeline, options, { path, keepSecrets: true }, { scheduler: new VirtualTimeScheduler(), logger: logs() });
+    const recording = recordTimeline(timeline, recorded, { path, keepSecrets: true }, { scheduler: new VirtualTimeScheduler(), logger: logs() });
     timeline.next(informer(1, secret));
     await recording.stop();
     const { header, entries } = await readRecording(path);
@@ -114,7 +116,7 @@ describe('recordTimeline (the flight recorder)', () => {
     const path = join(dir, 'run.jsonl');
     // A previous recording's rotated file must not read as part of this one.
     await writeFile(`${path}.7`, 'stale\n');
-    const recording = recordTimeline(timeline, options, { path, maxBytes: 2000, maxFiles: 3 }, { scheduler: new VirtualTimeScheduler(), logger: logs() });
+    const recording = recordTimeline(timeline, recorded, { path, maxBytes: 2000, maxFiles: 3 }, { scheduler: new VirtualTimeScheduler(), logger: logs() });
     const all: TimelineEntry[] = [];
     for (let i = 0; i < 60; i++) {
       const e: TimelineEntry = { type: 'run-start', at: i, controller: 'rec', key: `default/key-${i}`, attempt: 1 };
@@ -144,7 +146,7 @@ describe('recordTimeline (the flight recorder)', () => {
       await writeFile(path, 'an earlier recording\n', { mode: 0o644 });
       await chmod(path, 0o644);
       const timeline = new Subject<TimelineEntry>();
-      const recording = recordTimeline(timeline, options, { path, maxBytes: 2000, maxFiles: 3 }, { scheduler: new VirtualTimeScheduler(), logger: logs() });
+      const recording = recordTimeline(timeline, recorded, { path, maxBytes: 2000, maxFiles: 3 }, { scheduler: new VirtualTimeScheduler(), logger: logs() });
       for (let i = 0; i < 30; i++) timeline.next(informer(i, secret));
       await recording.stop();
       const files = (await readdir(dir)).sort();
@@ -160,7 +162,7 @@ describe('recordTimeline (the flight recorder)', () => {
     await writeFile(target, 'not to be overwritten\n');
     await symlink(target, join(dir, 'run.jsonl'));
     const logger = logs();
-    const recording = recordTimeline(new Subject<TimelineEntry>(), options, { path: join(dir, 'run.jsonl') }, { scheduler: new VirtualTimeScheduler(), logger });
+    const recording = recordTimeline(new Subject<TimelineEntry>(), recorded, { path: join(dir, 'run.jsonl') }, { scheduler: new VirtualTimeScheduler(), logger });
     await recording.stop();
     expect(await readFile(target, 'utf8')).to.equal('not to be overwritten\n');
     expect(JSON.stringify(logger.lines.filter((l) => l.level === 'error').map((l) => l.fields))).to.include('is a symbolic link; not following it');
@@ -171,7 +173,7 @@ describe('recordTimeline (the flight recorder)', () => {
     // A directory where the file should be: EISDIR, whoever runs the test (root writes through permissions).
     await mkdir(join(dir, 'run.jsonl'));
     const logger = logs();
-    const recording = recordTimeline(timeline, options, { path: join(dir, 'run.jsonl') }, { scheduler: new VirtualTimeScheduler(), logger });
+    const recording = recordTimeline(timeline, recorded, { path: join(dir, 'run.jsonl') }, { scheduler: new VirtualTimeScheduler(), logger });
     timeline.next({ type: 'run-start', at: 1, controller: 'rec', key: 'default/a', attempt: 1 });
     await recording.stop();
     timeline.next({ type: 'run-start', at: 2, controller: 'rec', key: 'default/a', attempt: 1 });
@@ -185,7 +187,7 @@ describe('recordTimeline (the flight recorder)', () => {
   it('holds lines in memory while the disk is behind, up to maxBuffered, then drops and warns', async () => {
     const timeline = new Subject<TimelineEntry>();
     const logger = logs();
-    const recording = recordTimeline(timeline, options, { path: join(dir, 'run.jsonl'), maxBuffered: 500 }, { scheduler: new VirtualTimeScheduler(), logger });
+    const recording = recordTimeline(timeline, recorded, { path: join(dir, 'run.jsonl'), maxBuffered: 500 }, { scheduler: new VirtualTimeScheduler(), logger });
     // All synchronously: the file is not even open yet, so every line waits in the buffer.
     for (let i = 0; i < 20; i++) timeline.next({ type: 'run-start', at: i, controller: 'rec', key: `default/k${i}`, attempt: 1 });
     await recording.stop();
@@ -199,7 +201,7 @@ describe('recordTimeline (the flight recorder)', () => {
   });
 
   it('refuses a bad size with a message naming it', () => {
-    expect(() => recordTimeline(new Subject(), options, { path: join(dir, 'x'), maxBytes: 0 }, { scheduler: new VirtualTimeScheduler(), logger: logs() })).to.throw(
+    expect(() => recordTimeline(new Subject(), recorded, { path: join(dir, 'x'), maxBytes: 0 }, { scheduler: new VirtualTimeScheduler(), logger: logs() })).to.throw(
       TypeError,
       'record: maxBytes must be a positive integer, got 0',
     );
