@@ -1,4 +1,4 @@
-import type { RecordedOptions, RecordedResource } from './recording/format.js';
+import type { RecordedOptions, RecordedResource } from '../observe/recording/format.js';
 import type { KubeObject } from '../types.js';
 import type { ControllerOptions, WatchedResource } from './controller.js';
 import { DEFAULT_OWN_WRITE_TIMEOUT, readYourWritesOption } from './readYourWrites.js';

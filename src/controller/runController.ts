@@ -1,14 +1,14 @@
 import { createDefaultLogger } from '../logger.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
 import { startHealthServer, type HealthServer } from '../sinks/metrics/healthServer.js';
-import { liveView, type LiveView, type LiveViewOptions } from '../sinks/metrics/liveView/liveView.js';
-import { prepareLiveViewServer, type LiveViewServer, type LiveViewServerOptions } from '../sinks/metrics/liveView/liveViewServer.js';
+import { liveView, type LiveView, type LiveViewOptions } from '../observe/liveView/liveView.js';
+import { prepareLiveViewServer, type LiveViewServer, type LiveViewServerOptions } from '../observe/liveView/liveViewServer.js';
 import { resourceName, type KubeObject } from '../types.js';
 import type { WebhookServer } from '../webhooks/webhookServer.js';
 import { asyncScheduler } from 'rxjs';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
 import { recordedOptions } from './recordedOptions.js';
-import { recordTimeline, type RecordOptions, type TimelineRecording } from './recording/recordTimeline.js';
+import { recordTimeline, type RecordOptions, type TimelineRecording } from '../observe/recording/recordTimeline.js';
 import { serveControllerWebhooks, type ControllerWebhooks } from './controllerWebhooks.js';
 
 /** What `runController()` takes: a controller's options, and the health server, signals and outcome hook of a process. */

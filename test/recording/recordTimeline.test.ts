@@ -6,10 +6,10 @@ import { Subject } from 'rxjs';
 import { VirtualTimeScheduler } from 'rxjs';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../../src/index.js';
-import type { TimelineEntry } from '../../src/timeline.js';
-import { recordTimeline } from '../../src/controller/recording/recordTimeline.js';
-import { readRecording } from '../../src/controller/recording/readRecording.js';
-import { redacted } from '../../src/util/redactSecrets.js';
+import type { TimelineEntry } from '../../src/observe/timeline.js';
+import { recordTimeline } from '../../src/observe/recording/recordTimeline.js';
+import { readRecording } from '../../src/observe/recording/readRecording.js';
+import { redacted } from '../../src/observe/redactSecrets.js';
 import type { ControllerOptions } from '../../src/controller/controller.js';
 import { recordedOptions } from '../../src/controller/recordedOptions.js';
 

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
-import { sharedSnapshot } from '../../src/sinks/metrics/liveView/sharedSnapshot.js';
-import { eventStream } from '../../src/sinks/metrics/liveView/eventStream.js';
+import { sharedSnapshot } from '../../src/observe/liveView/sharedSnapshot.js';
+import { eventStream } from '../../src/observe/liveView/eventStream.js';
 
 /** The part of a ServerResponse the stream uses, writing into an array synchronously. */
 class Page extends EventEmitter {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { LiveModel, type KeyState } from '../../src/sinks/metrics/liveView/liveModel.js';
-import type { QueueEntry, TimelineEntry, TriggerCause } from '../../src/timeline.js';
+import { LiveModel, type KeyState } from '../../src/observe/liveView/liveModel.js';
+import type { QueueEntry, TimelineEntry, TriggerCause } from '../../src/observe/timeline.js';
 import type { KubeObject } from '../../src/types.js';
 
 const controller = 'web';

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { Subject } from 'rxjs';
 import { silentLogger } from 'rxkube';
 import { startHealthServer, type HealthServer } from '../../src/sinks/metrics/healthServer.js';
-import { liveView, type LiveView } from '../../src/sinks/metrics/liveView/liveView.js';
-import type { TimelineEntry } from '../../src/timeline.js';
+import { liveView, type LiveView } from '../../src/observe/liveView/liveView.js';
+import type { TimelineEntry } from '../../src/observe/timeline.js';
 import type { KubeObject } from '../../src/types.js';
 
 describe('the live view over HTTP (a synthetic timeline)', () => {

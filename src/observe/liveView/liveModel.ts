@@ -1,6 +1,6 @@
-import type { EventEntry, InformerEntry, QueueEntry, RunEndEntry, RunStartEntry, TimelineEntry, TriggerCause, TriggerEntry, WriteEntry } from '../../../timeline.js';
-import type { KubeObject, ObjectKey } from '../../../types.js';
-import { isSecretResource, redactSecrets } from '../../../util/redactSecrets.js';
+import type { EventEntry, InformerEntry, QueueEntry, RunEndEntry, RunStartEntry, TimelineEntry, TriggerCause, TriggerEntry, WriteEntry } from '../timeline.js';
+import type { KubeObject, ObjectKey } from '../../types.js';
+import { isSecretResource, redactSecrets } from '../redactSecrets.js';
 
 /**
  * How much the live view keeps. Memory is bounded by

@@ -1,4 +1,4 @@
-import type { TimelineEntry } from '../../timeline.js';
+import type { TimelineEntry } from '../timeline.js';
 
 /**
  * The flight recorder's file format: newline-delimited JSON, one object a

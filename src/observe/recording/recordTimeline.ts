@@ -1,8 +1,8 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { Logger } from '../../logger.js';
-import type { TimelineEntry } from '../../timeline.js';
+import type { TimelineEntry } from '../timeline.js';
 import { recordingFormat, recordingVersion, type RecordedOptions, type RecordingHeader } from './format.js';
-import { redactEntry } from '../../util/redactSecrets.js';
+import { redactEntry } from '../redactSecrets.js';
 import { rotatingFile, type RotatingFileStats, type RotationOptions } from './rotatingFile.js';
 
 /** Where and how `runController` records its timeline (`record: 'run.jsonl'` is `{ path: 'run.jsonl' }`). */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
-import { silentLogger, type Logger } from '../../../logger.js';
-import type { TimelineEntry } from '../../../timeline.js';
+import { silentLogger, type Logger } from '../../logger.js';
+import type { TimelineEntry } from '../timeline.js';
 import { liveViewPage } from './assets/page.js';
 import { liveViewScript } from './assets/script.js';
 import { liveViewStyle } from './assets/style.js';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
-import { silentLogger, type Logger } from '../../../logger.js';
-import { listenOn } from '../listenOn.js';
+import { silentLogger, type Logger } from '../../logger.js';
+import { listenOn } from '../../sinks/metrics/listenOn.js';
 import type { LiveView } from './liveView.js';
 import { hostAccepted, hostOf, loopbackHosts, minTokenLength, tokenGuard } from './liveViewAccess.js';
 

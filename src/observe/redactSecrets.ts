@@ -1,4 +1,4 @@
-import type { TimelineEntry } from '../timeline.js';
+import type { TimelineEntry } from './timeline.js';
 
 /** What a Secret's values read as in a recording made with redaction (the default), and always in the live view. */
 export const redacted = '(redacted)';

@@ -1,4 +1,4 @@
-import type { KubeObject, ObjectKey } from './types.js';
+import type { KubeObject, ObjectKey } from '../types.js';
 
 /**
  * What a controller does, as one stream: the entries its `timeline` emits.

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Logger } from '../../logger.js';
-import type { TimelineEntry } from '../../timeline.js';
+import type { TimelineEntry } from '../timeline.js';
 import { entryProblem, optionsProblem } from './checkEntries.js';
 import { rotatedParts } from './rotatedNames.js';
 import { recordingFormat, recordingVersion, type Recording, type RecordingHeader } from './format.js';

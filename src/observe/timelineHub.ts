@@ -2,7 +2,7 @@ import { Observable, Subscriber, Subscription, type Observer, type Operator, typ
 import type { Logger } from '../logger.js';
 import type { DelayReason } from '../operators/workqueueObserver.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
-import type { InformerEntry, RunEndEntry, TimelineEntry, TriggerCause } from '../timeline.js';
+import type { InformerEntry, RunEndEntry, TimelineEntry, TriggerCause } from './timeline.js';
 import { objectKey, type Delta, type KubeObject, type ListWatchEvent, type ObjectKey } from '../types.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
