@@ -1,7 +1,6 @@
 import { CompactRecord, DecodedCache, compactRecordOf, compactView, type RecordsShared } from '../util/compactObject.js';
 import { BodySlabs } from '../util/bodySlabs.js';
 import { deepFreeze } from '../util/json.js';
-import { dropManagedFields } from './transforms.js';
 import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans, type KnownValue } from '../util/jsonSpans.js';
 import { SpanInterner } from './spanInterner.js';
 import { ObjectShapes, type ObjectShape } from './objectShapes.js';
@@ -480,16 +479,6 @@ function startsObject(buf: Buffer, start: number, end: number): boolean {
     return buf[i] === OPEN_BRACE;
   }
   return false;
-}
-
-/**
- * The codec of a compact source whose transform is `transform`.
- * `dropManagedFields` is done on the bytes, so its objects are frozen as
- * they are built (the transform, run on them still, finds nothing to do).
- */
-export function compactCodec(transform: ((object: never) => unknown) | undefined): CompactCodec {
-  const drops = transform === dropManagedFields;
-  return new CompactCodec({ dropManagedFields: drops, transformed: transform !== undefined && !drops });
 }
 
 /**

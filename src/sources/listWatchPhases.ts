@@ -8,7 +8,7 @@ import type { ListWatchError } from './listWatchError.js';
 import { fatalStatusError, kubeConfigError } from './listWatchFaults.js';
 import { MAX_OBJECT_BYTES } from './listBodyParser.js';
 import { ListItems } from './listItems.js';
-import { compactCodec } from './compactCodec.js';
+import { compactCodec } from './sourceCodec.js';
 import { MetadataInterner } from './metadataInterner.js';
 import { dropManagedFields } from './transforms.js';
 import type { ListPage, ListWatchTransport, TransportSettings, WatchEnd } from './listWatchTransport.js';
