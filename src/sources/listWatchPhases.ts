@@ -9,7 +9,7 @@ import { fatalStatusError, kubeConfigError } from './listWatchFaults.js';
 import { MAX_OBJECT_BYTES } from './listBodyParser.js';
 import { ListItems } from './listItems.js';
 import { compactCodec } from './sourceCodec.js';
-import { MetadataInterner } from './metadataInterner.js';
+import { MetadataInterner } from '../compact/metadataInterner.js';
 import { dropManagedFields } from './transforms.js';
 import type { ListPage, ListWatchTransport, TransportSettings, WatchEnd } from './listWatchTransport.js';
 import { describeResource, resourceName, type ResourceRef } from '../types.js';

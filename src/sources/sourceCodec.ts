@@ -1,4 +1,4 @@
-import { CompactCodec } from './compactCodec.js';
+import { CompactCodec } from '../compact/compactCodec.js';
 import { dropManagedFields } from './transforms.js';
 
 /**

@@ -1,5 +1,5 @@
 import { deepFreeze } from '../util/json.js';
-import { keyIs, type JsonSpans } from '../util/jsonSpans.js';
+import { keyIs, type JsonSpans } from './jsonSpans.js';
 
 /** Lookups per field between decisions on whether interning it pays. */
 const WINDOW = 1024;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { KubeObject } from 'rxkube';
-import { MetadataInterner, sameJson } from '../../src/sources/metadataInterner.js';
+import { MetadataInterner, sameJson } from '../../src/compact/metadataInterner.js';
 import { jsonHash } from '../../src/util/jsonHash.js';
 
 /** A metadata-only pod of one ReplicaSet, as JSON text: each parse is a fresh object, as each watch event is. */

@@ -1,5 +1,5 @@
 import type { KubeObject } from '../types.js';
-import { deepFreeze, setMember } from './json.js';
+import { deepFreeze, setMember } from '../util/json.js';
 import type { BodySlabs, Slab, SlabBody } from './bodySlabs.js';
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { ChurnMap } from '../../src/util/churnMap.js';
+import { ChurnMap } from '../../src/operators/churnMap.js';
 
 describe('ChurnMap: a Map for keys that come and go, which never empties its own table', () => {
   it('answers as a Map does through any sequence of sets, deletes and clears (property)', () => {

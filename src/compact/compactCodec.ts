@@ -1,10 +1,10 @@
-import { CompactRecord, DecodedCache, compactRecordOf, compactView, type RecordsShared } from '../util/compactObject.js';
-import { BodySlabs } from '../util/bodySlabs.js';
+import { CompactRecord, DecodedCache, compactRecordOf, compactView, type RecordsShared } from './compactObject.js';
+import { BodySlabs } from './bodySlabs.js';
 import { deepFreeze } from '../util/json.js';
-import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans, type KnownValue } from '../util/jsonSpans.js';
+import { DEPTH, FIELDS, PARENT, KEY_START, VALUE_END, VALUE_START, jsonSpans, keyIs, memberKey, scanObject, type JsonSpans, type KnownValue } from './jsonSpans.js';
 import { SpanInterner } from './spanInterner.js';
 import { ObjectShapes, type ObjectShape } from './objectShapes.js';
-import { InternPool } from '../util/internPool.js';
+import { InternPool } from './internPool.js';
 import { defaultInternerBounds, sharedMetadataStrings } from './metadataInterner.js';
 import { BACKSLASH, CLOSE_BRACE, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
 

@@ -11,7 +11,7 @@
  * `\x`, or a raw control character, is found only when that string is
  * decoded).
  */
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './jsonBytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
 
 
 /** What the scanner expects next. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { DEPTH, FIELDS, PARENT, VALUE_END, VALUE_START, jsonSpans, memberKey, scanObject, type JsonSpans } from '../../src/util/jsonSpans.js';
+import { DEPTH, FIELDS, PARENT, VALUE_END, VALUE_START, jsonSpans, memberKey, scanObject, type JsonSpans } from '../../src/compact/jsonSpans.js';
 
 /** The members the scanner found, as `depth parent key = value` lines, values as their text. */
 function members(text: string, maxDepth = 2): string[] {

@@ -1,5 +1,5 @@
 import type { KubeObject } from '../types.js';
-import { InternPool } from '../util/internPool.js';
+import { InternPool } from './internPool.js';
 import { deepFreeze, isPlainObject } from '../util/json.js';
 import { jsonHash } from '../util/jsonHash.js';
 

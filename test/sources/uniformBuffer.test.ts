@@ -9,7 +9,7 @@ describe('uniformBuffer', () => {
   // Hidden classes are V8's to tell (`%HaveSameMap`), so the check runs in a
   // child process allowed its natives syntax; execFile's timeout ends it if it hangs.
   it("gives an HTTP body chunk, made in C++, the hidden class of JavaScript's Buffers, over the same bytes", async () => {
-    const module = fileURLToPath(new URL('../../src/util/uniformBuffer.ts', import.meta.url));
+    const module = fileURLToPath(new URL('../../src/sources/uniformBuffer.ts', import.meta.url));
     const script = `
       import * as http from 'node:http';
       const { uniformBuffer } = await import(${JSON.stringify(module)});

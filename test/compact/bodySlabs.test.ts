@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { BodySlabs, KEEP, OWN_BUFFER_BYTES, SLAB_BYTES, SLACK, type Slab, type SlabBody } from '../../src/util/bodySlabs.js';
+import { BodySlabs, KEEP, OWN_BUFFER_BYTES, SLAB_BYTES, SLACK, type Slab, type SlabBody } from '../../src/compact/bodySlabs.js';
 
 /** A body as a record holds one, its bytes a pattern only it has. */
 class Body implements SlabBody {

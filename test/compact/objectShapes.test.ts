@@ -3,8 +3,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { CompactCodec } from '../../src/sources/compactCodec.js';
-import { ObjectShapes, type ObjectShape } from '../../src/sources/objectShapes.js';
+import { CompactCodec } from '../../src/compact/compactCodec.js';
+import { ObjectShapes, type ObjectShape } from '../../src/compact/objectShapes.js';
 
 const run = promisify(execFile);
 

@@ -3,12 +3,12 @@ import fc from 'fast-check';
 import { Subject } from 'rxjs';
 import { annotationsChanged, deltas, dropManagedFields, filterDeltas, generationChanged, indexer, labelsChanged, mapToOwners, or, resourceVersionChanged, type Delta, type KubeObject, type ListWatchEvent, type StoreEvent } from 'rxkube';
 import { byLabel, byOwnerUid } from '../../src/store/indexFunctions.js';
-import { CompactCodec } from '../../src/sources/compactCodec.js';
+import { CompactCodec } from '../../src/compact/compactCodec.js';
 import { compactCodec } from '../../src/sources/sourceCodec.js';
 import { ListBodyParser } from '../../src/sources/listBodyParser.js';
 import { MalformedWatchLineError, WatchLineReader, type WatchLine } from '../../src/sources/watchLineReader.js';
-import { compactRecordOf, readable, releaseCompact } from '../../src/util/compactObject.js';
-import { SLAB_BYTES, SLACK } from '../../src/util/bodySlabs.js';
+import { compactRecordOf, readable, releaseCompact } from '../../src/compact/compactObject.js';
+import { SLAB_BYTES, SLACK } from '../../src/compact/bodySlabs.js';
 import { shapeObject } from '../../src/sources/watchEvents.js';
 
 type Plain = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { InternPool } from '../../src/util/internPool.js';
+import { InternPool } from '../../src/compact/internPool.js';
 
 describe('InternPool (src/util/internPool)', () => {
   it('gives back the value held under a key, and nothing for a key it never held', () => {
