@@ -1,3 +1,60 @@
+/**
+ * The compact cache: how a source keeps the objects it lists and watches
+ * (`listWatch`'s default, `compact`). This folder is all of it: the codec
+ * here, which reads an object from its bytes; the object form and its
+ * read-only view (`compactObject.ts`); the slabs outside the heap its
+ * bodies live in (`bodySlabs.ts`); the scanner that finds the members of a
+ * JSON object without decoding it (`jsonSpans.ts`); and what shares
+ * repeated values between objects (`spanInterner.ts`, `internPool.ts`,
+ * `objectShapes.ts`, and `metadataInterner.ts` for metadata-only sources,
+ * which stay parsed). Sources build records, `deltas()` and the store hold
+ * them; nothing here does I/O or reads a clock (the layering test keeps it
+ * so). docs/ARCHITECTURE.md ("The compact cache") says why it is the
+ * default.
+ *
+ * The memory bound. What a source keeps grows with the objects it
+ * currently holds, not with the objects or values it ever saw:
+ * - per object, `apiVersion`, `kind` and `metadata` decoded and the rest
+ *   as its JSON bytes. Once `deltas()` keeps count of which records are
+ *   current, the bodies are in 64 KiB slabs outside the JavaScript heap
+ *   (one larger than a quarter slab gets a buffer of its own); when the
+ *   slabs that hold current bodies hold more than 4/3 of those bodies'
+ *   bytes and more than 1 MiB past them, the current bodies of the
+ *   sparsest slab are moved out of it (`bodySlabs.ts`);
+ * - the tables that share values are bounded whatever they see: the
+ *   metadata interner's pools, two generations each, at most 8,192
+ *   strings of 512K characters and 4,096 records of 4M characters per
+ *   source (`defaultInternerBounds`); the codec's own pool of shared
+ *   metadata strings under the bounds of the interner's strings, and at
+ *   most 64 metadata keys, 4,096 distinct `apiVersion`s and `kind`s,
+ *   4,096 key lists and 256 key sequences (`objectShapes.ts`); the span
+ *   interner's table holds its values weakly (an entry goes with its
+ *   value), with 16 recent values per field;
+ * - the decoded objects readers were handed: 256 per source, the least
+ *   recently read let go of first (`DecodedCache`).
+ * What that comes to for 2 KB pods (about three quarters of their JSON
+ * when they share metadata values, more than it when they share none) is
+ * measured in docs/benchmarks.md, "Memory of the read path" and
+ * "bench:watch".
+ *
+ * The invariants:
+ * - readers get ordinary objects: `Store.get`, `list` and `byIndex` hand
+ *   out the decoded object, frozen, equal to what `JSON.parse` makes of the
+ *   bytes (own properties in their order, the last of a repeated key
+ *   winning, `__proto__` as data); what flows through `deltas()` and to
+ *   predicates and mappers is a read-only view that reads like it;
+ * - reading `metadata` never decodes the body: predicates and index
+ *   functions on metadata cost what they cost on a parsed object (DESIGN
+ *   invariant 22); reading another field decodes the body once;
+ * - a shared value is deep-frozen, since other objects hold it too, and a
+ *   transform may change `metadata` only;
+ * - a slab is written once and never reused, so a record stays readable
+ *   for as long as anything holds it, released or not; bodies go to slabs
+ *   only once something keeps count of the records still current
+ *   (`deltas()`'s `trackCompact`/`releaseCompact`), else they stay strings;
+ * - one codec per source, with its interners, slabs and decoded cache:
+ *   nothing is shared between sources, and all of it goes with the source.
+ */
 import { CompactRecord, DecodedCache, compactRecordOf, compactView, type RecordsShared } from './compactObject.js';
 import { BodySlabs } from './bodySlabs.js';
 import { deepFreeze } from '../util/json.js';
@@ -30,7 +87,7 @@ export interface CompactCodecOptions {
 
 /**
  * Reads objects from their bytes into the compact cache's form
- * (`CompactRecord`, see `util/compactObject.ts`) without `JSON.parse`ing
+ * (`CompactRecord`, see `compactObject.ts`) without `JSON.parse`ing
  * them whole: `jsonSpans` finds the members, only `metadata` is decoded
  * (its nested values shared across objects through `SpanInterner`), and
  * the rest is kept as text. One per source.

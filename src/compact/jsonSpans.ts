@@ -1,6 +1,6 @@
 /**
  * Where the members of a JSON object are in its bytes, down to a depth,
- * found without decoding it: what the compact cache (`sources/compactCodec.ts`)
+ * found without decoding it: what the compact cache (`compactCodec.ts`)
  * cuts objects up with, so that only the parts it keeps decoded are ever
  * `JSON.parse`d.
  *

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { InternPool } from '../../src/compact/internPool.js';
 
-describe('InternPool (src/util/internPool)', () => {
+describe('InternPool (src/compact/internPool)', () => {
   it('gives back the value held under a key, and nothing for a key it never held', () => {
     const pool = new InternPool<object>(10, 1000);
     const value = { a: 1 };

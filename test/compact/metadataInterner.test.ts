@@ -29,7 +29,7 @@ function podText(i: number, template = 'web-7d4b9c8f6'): string {
 
 const parse = (text: string) => JSON.parse(text) as KubeObject;
 
-describe('MetadataInterner (src/sources/metadataInterner)', () => {
+describe('MetadataInterner (src/compact/metadataInterner)', () => {
   it("shares the labels, annotations, owners and finalizers of objects that have equal ones, frozen, leaving each object equal to what was parsed", () => {
     const interner = new MetadataInterner();
     const a = interner.intern(parse(podText(1)));
