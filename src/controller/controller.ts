@@ -1,35 +1,24 @@
-import { hostname } from 'node:os';
-import { Registry } from 'prom-client';
-import { catchError, concat, defer, EMPTY, from, ignoreElements, Observable, ReplaySubject, tap, throwError, asyncScheduler } from 'rxjs';
-import { InformerFactory } from '../informers/informerFactory.js';
-import { createDefaultLogger } from '../logger.js';
-import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
-import type { ReconcileContext } from '../operators/reconciler.js';
-import { kubeClient } from '../sinks/client/kubeClient.js';
-import { eventRecorder } from '../sinks/events/eventRecorder.js';
-import { highResolutionClock } from '../sinks/metrics/clock.js';
-import { controllerMetrics, type ControllerMetrics } from '../sinks/metrics/controllerMetrics.js';
-import { leaderMetrics } from '../sinks/metrics/leaderMetrics.js';
-import { withProcessMetrics } from '../sinks/metrics/processMetrics.js';
-import { restClientMetrics } from '../sinks/metrics/restClientMetrics.js';
-import { sourceMetrics } from '../sinks/metrics/sourceMetrics.js';
-import type { Lister } from '../store/store.js';
+import type { Registry } from 'prom-client';
+import { catchError, concat, Observable, ReplaySubject, tap, throwError } from 'rxjs';
 import type { TimelineEntry } from '../observe/timeline.js';
-import type { KubeObject, ObjectKey } from '../types.js';
-import { checkControllerAccess } from './permissions.js';
-import { reconcileWhileLeading } from './reconcileWhileLeading.js';
-import { runParts } from '../observe/timelineClient.js';
 import { TimelineHub } from '../observe/timelineHub.js';
 import { listenToInformers } from '../observe/timelineInformers.js';
 import { timelineObserver } from '../observe/timelineQueue.js';
-import { shardGate, shardRangesTo, validateSharding, type ShardGate } from './sharding.js';
-import type { ShardSelection } from '../sources/sourceShard.js';
+import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
 import type { ShardState } from '../sinks/leader/shardMembership.js';
-import { reconcileContext, wire } from './wiring.js';
-import { readYourWrites, readYourWritesOption } from './readYourWrites.js';
+import type { ControllerMetrics } from '../sinks/metrics/controllerMetrics.js';
+import type { ShardSelection } from '../sources/sourceShard.js';
+import type { Lister } from '../store/store.js';
+import type { KubeObject } from '../types.js';
+import { contextReconcile } from './controllerContext.js';
+import { validateOptions, type ControllerOptions, type ControllerStores } from './controllerOptions.js';
+import { controllerParts, electionFor, queueFor, runRecorder, shardGateFor } from './controllerParts.js';
+import { ControllerStatus } from './controllerStatus.js';
 import type { OwnWrites } from './ownWrites.js';
-import { OwnWritesClient } from './ownWritesClient.js';
-import type { ControllerOptions, ControllerStores } from './controllerOptions.js';
+import { readYourWrites, readYourWritesOption } from './readYourWrites.js';
+import { reconcileWhileLeading } from './reconcileWhileLeading.js';
+import type { ShardGate } from './sharding.js';
+import { wire } from './wiring.js';
 
 export type { ControllerOptions, ControllerStores, ExtraWatch, TypedResource, WatchedResource } from './controllerOptions.js';
 export type { ControllerContext, ControllerReconciler } from './controllerContext.js';
@@ -112,20 +101,9 @@ export interface Controller<T extends KubeObject = KubeObject> extends Observabl
  *   it with an error naming each resource and why.
  */
 export function controller<T extends KubeObject = KubeObject>(options: ControllerOptions<T>): Controller<T> {
-  validate(options);
-  const logger = options.logger ?? createDefaultLogger({ controller: options.name });
-  const scheduler = options.scheduler ?? asyncScheduler;
-  const registry = options.registry ?? new Registry();
-  if (options.processMetrics ?? options.registry === undefined) withProcessMetrics(registry);
-  // Measuring only; every wait still goes through the scheduler.
-  const clock = options.scheduler === undefined ? highResolutionClock() : () => scheduler.now();
-  const concurrency = options.concurrency ?? 1;
-  const metrics = controllerMetrics({ controller: options.name, registry, maxConcurrentReconciles: concurrency, scheduler, clock });
-  const monitor = sourceMetrics(registry);
-  const requests = restClientMetrics({ registry, clock });
-  const informers = options.informers ?? new InformerFactory(options.kubeConfig, { logger, scheduler, monitor, requests });
-  const client = options.client ?? kubeClient(options.kubeConfig, { fieldManager: options.name, logger, requests });
-  const identity = options.leaderElection?.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 10)}`;
+  validateOptions(options);
+  const parts = controllerParts(options);
+  const { logger, scheduler, registry, metrics, identity } = parts;
   // The informers are listened to only while someone reads the timeline.
   const hub: TimelineHub = new TimelineHub(options.name, scheduler, logger, () => listenToInformers(hub, wiring.all));
   // Sharded, the primary informer lists and watches this replica's ranges, re-listing as they move.
@@ -133,88 +111,36 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const ownWritesOptions = readYourWritesOption(options.readYourWrites);
   // Made after the wiring, whose stores it reads; the wiring tells it of their events.
   const late: { writes?: OwnWrites } = {};
-  const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, informers, hub,
+  const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, parts.informers, hub,
     ownWritesOptions === undefined ? undefined : (i, event) => late.writes?.observe(i, event));
   const ryow = ownWritesOptions === undefined ? undefined : readYourWrites(ownWritesOptions, wiring, { controller: options.name, scheduler, logger, registry });
   late.writes = ryow?.writes;
-  // What the elector said last: read by leading() and ready(), never to steer the run.
-  let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
+  const status = new ControllerStatus(options.leaderElection !== undefined);
   let gate: ShardGate | undefined;
-  // Whether a run is under way, and how the last one ended: readiness tells the truth after the end too.
-  let running = false;
-  let ended: string | undefined;
 
   const output = new Observable<ReconcileOutcome>((subscriber) => {
-    running = true;
-    ended = undefined;
-    let toldLeading: boolean | undefined;
-    const finish = (why: string): void => {
-      running = false;
-      ended = why;
-    };
+    status.start();
     const stopping = new ReplaySubject<void>(1);
-    const stopNow = options.stopNow;
-    // A recorder of our own lives as long as this run: closed at the end, so
-    // that no Event waiting to be retried keeps the process alive.
-    const recorder = options.recorder ?? eventRecorder({ client, reportingController: options.name, reportingInstance: identity, logger });
-    const closeOwnRecorder = defer(() =>
-      options.recorder !== undefined ? EMPTY : from(recorder.close().catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the Event recorder failed'))),
-    ).pipe(ignoreElements());
-
-    const own = { client, recorder };
-    const withParts = (key: ObjectKey, ctx: ReconcileContext) => {
-      const parts = runParts(hub, key, own);
-      const client = ryow === undefined ? parts.client : new OwnWritesClient(parts.client, ryow.writes, key);
-      return options.reconcile(key, reconcileContext(ctx, wiring, { ...parts, client, logger, scheduler }));
-    };
-    const reconcile = ryow === undefined ? withParts : ryow.hold.reconcile(withParts);
+    const own = runRecorder(options, parts);
+    const reconcile = contextReconcile(options, { hub, wiring, ryow, own: { client: parts.client, recorder: own.recorder }, logger, scheduler });
     const gracePeriod = options.gracePeriod ?? 30_000;
-    gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod, handoff: wiring.initialTrigger,
-      ...(cachedRanges !== undefined && options.sharding !== undefined ? { onRanges: shardRangesTo(cachedRanges, options.sharding.by) } : {}) });
+    gate = shardGateFor(options, parts, { store: wiring.primary.store, handoff: wiring.initialTrigger, gracePeriod, cachedRanges });
     const run = reconcileWhileLeading({
       name: options.name,
       wiring: gate === undefined ? wiring : { ...wiring, triggers: gate.triggers(wiring.triggers) },
       ...(gate !== undefined ? { membership: gate.membership } : {}),
       stopping,
-      ...(stopNow !== undefined ? { stopNow } : {}),
+      ...(options.stopNow !== undefined ? { stopNow: options.stopNow } : {}),
       gracePeriod,
       cacheSyncTimeout: options.cacheSyncTimeout ?? 120_000,
       scheduler,
       logger,
       metrics,
-      monitor,
-      election:
-        options.leaderElection === undefined
-          ? undefined
-          : {
-              ...options.leaderElection,
-              kubeConfig: options.leaderElection.kubeConfig ?? options.kubeConfig,
-              identity,
-              scheduler,
-              logger,
-              metrics: leaderMetrics(registry),
-              requests,
-            },
-      onLeader: (state) => {
-        leader = state;
-        // Changes of leading only: the elector also emits when the lease's holder changes while this replica stands by.
-        if (state.leading !== toldLeading) {
-          toldLeading = state.leading;
-          hub.leadership(state.leading, identity);
-        }
-      },
+      monitor: parts.monitor,
+      election: electionFor(options, parts),
+      onLeader: (state) => status.elected(state, (leading) => hub.leadership(leading, identity)),
       reconcile: gate === undefined ? reconcile : gate.reconcile(reconcile),
-      queue: {
-        concurrency,
-        scheduler,
-        clock,
-        logger,
-        observer: timelineObserver(hub, metrics.observer),
-        ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
-        ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
-        ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-        ...(options.priority?.aging !== undefined ? { aging: options.priority.aging } : {}),
-      },
+      queue: queueFor(options, parts, timelineObserver(hub, metrics.observer)),
       ...(ryow !== undefined ? { around: ryow.hold.around } : {}),
     });
 
@@ -224,18 +150,18 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
         tap((outcome) => metrics.outcome(outcome)),
         catchError((err: unknown) => {
           logger.error({ err: String(err) }, 'controller failed');
-          return concat(closeOwnRecorder, throwError(() => err));
+          return concat(own.close, throwError(() => err));
         }),
       ),
-      closeOwnRecorder,
+      own.close,
     ).subscribe({
       next: (outcome) => subscriber.next(outcome),
       error: (err: unknown) => {
-        finish(`the controller failed: ${err instanceof Error ? err.message : String(err)}`);
+        status.finish(`the controller failed: ${err instanceof Error ? err.message : String(err)}`);
         subscriber.error(err);
       },
       complete: () => {
-        finish('the controller has stopped');
+        status.finish('the controller has stopped');
         subscriber.complete();
       },
     });
@@ -249,35 +175,18 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     };
   });
 
+  const notReady = (): string[] => status.notReady(() => [...wiring.problems(), ...(gate?.problems() ?? [])]);
   return Object.assign(output, {
     name: options.name,
     store: wiring.primary.store,
     stores: wiring.stores,
     metrics,
     registry,
-    synced: () => running && wiring.synced(),
-    leading: () => running && leader?.leading === true,
+    synced: () => status.running && wiring.synced(),
+    leading: () => status.leading,
     timeline: hub.timeline,
     ready: () => notReady().length === 0,
     notReady,
     shards: () => gate?.state(),
   }) as Controller<T>;
-
-  function notReady(): string[] {
-    if (!running) return [ended ?? 'the controller has not started'];
-    const problems = [...wiring.problems(), ...(gate?.problems() ?? [])];
-    if (leader === undefined) problems.push('leader election has not said yet whether this replica leads');
-    return problems;
-  }
-}
-
-function validate<T extends KubeObject>(options: ControllerOptions<T>): void {
-  if (typeof options.name !== 'string' || options.name === '') throw new TypeError('controller needs a non-empty name');
-  if (typeof options.reconcile !== 'function') throw new TypeError(`controller "${options.name}" needs a reconcile function`);
-  if (!options.kubeConfig) throw new TypeError(`controller "${options.name}" needs a kubeConfig`);
-  checkControllerAccess(options);
-  if (options.sharding !== undefined) {
-    if (options.leaderElection !== undefined) throw new TypeError(`controller "${options.name}": sharding and leaderElection cannot both be set (sharding has its own Leases)`);
-    validateSharding(options.name, options.sharding);
-  }
 }

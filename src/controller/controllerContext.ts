@@ -1,11 +1,16 @@
-import type { Observable } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
 import type { Logger } from '../logger.js';
-import type { ReconcileContext, ReconcileResult } from '../operators/reconciler.js';
+import { runParts, type RunParts } from '../observe/timelineClient.js';
+import type { TimelineHub } from '../observe/timelineHub.js';
+import type { ReconcileContext, Reconciler, ReconcileResult } from '../operators/reconciler.js';
 import type { KubeClient } from '../sinks/client/kubeClient.js';
 import type { EventRecorder } from '../sinks/events/eventRecorder.js';
 import type { Lister } from '../store/store.js';
 import type { KubeObject, ObjectKey, Typed } from '../types.js';
-import type { ControllerStores, WatchedResource } from './controllerOptions.js';
+import type { ControllerOptions, ControllerStores, WatchedResource } from './controllerOptions.js';
+import { OwnWritesClient } from './ownWritesClient.js';
+import type { ReadYourWrites } from './readYourWrites.js';
+import { reconcileContext, type Wiring } from './wiring.js';
 
 /** What a controller's reconcile gets besides the key. */
 export interface ControllerContext<T extends KubeObject = KubeObject> extends ReconcileContext {
@@ -48,3 +53,23 @@ export type ControllerReconciler<T extends KubeObject> = (
   key: ObjectKey,
   ctx: ControllerContext<T>,
 ) => ReconcileResult | void | Observable<ReconcileResult | void> | Promise<ReconcileResult | void | Observable<ReconcileResult | void>>;
+
+/**
+ * The reconcile the queue runs: the controller's, given its context. A
+ * run's client and recorder are the controller's own (`own`), or, while
+ * someone reads the timeline, ones that tell it of each request and
+ * Event; with read-your-own-writes, the client also records what the run
+ * wrote, and the hold keeps the key back until the caches have seen it.
+ */
+export function contextReconcile<T extends KubeObject>(
+  options: ControllerOptions<T>,
+  parts: { hub: TimelineHub; wiring: Wiring<T>; ryow: ReadYourWrites | undefined; own: RunParts; logger: Logger; scheduler: SchedulerLike },
+): Reconciler {
+  const { hub, wiring, ryow, own, logger, scheduler } = parts;
+  const withParts = (key: ObjectKey, ctx: ReconcileContext) => {
+    const run = runParts(hub, key, own);
+    const client = ryow === undefined ? run.client : new OwnWritesClient(run.client, ryow.writes, key);
+    return options.reconcile(key, reconcileContext(ctx, wiring, { ...run, client, logger, scheduler }));
+  };
+  return ryow === undefined ? withParts : ryow.hold.reconcile(withParts);
+}

@@ -14,10 +14,10 @@ import type { Lister } from '../store/store.js';
 import type { ListWatchOptions } from '../sources/listWatch.js';
 import type { Delta, KubeObject, ResourceRef, Typed } from '../types.js';
 import type { ControllerReconciler } from './controllerContext.js';
-import type { ControllerPermission } from './permissions.js';
+import { checkControllerAccess, type ControllerPermission } from './permissions.js';
 import type { PriorityOptions } from './priorities.js';
 import type { ReadYourWritesOptions } from './readYourWrites.js';
-import type { ShardingOptions } from './sharding.js';
+import { validateSharding, type ShardingOptions } from './sharding.js';
 import type { TriggerOption } from './triggers.js';
 
 /**
@@ -209,4 +209,16 @@ export interface ControllerOptions<T extends KubeObject> {
   client?: KubeClient;
   /** The Event recorder (default: one on `client`, reporting as `name`). */
   recorder?: EventRecorder;
+}
+
+/** Throws a TypeError naming what is wrong with `options`, before anything is made of them. */
+export function validateOptions<T extends KubeObject>(options: ControllerOptions<T>): void {
+  if (typeof options.name !== 'string' || options.name === '') throw new TypeError('controller needs a non-empty name');
+  if (typeof options.reconcile !== 'function') throw new TypeError(`controller "${options.name}" needs a reconcile function`);
+  if (!options.kubeConfig) throw new TypeError(`controller "${options.name}" needs a kubeConfig`);
+  checkControllerAccess(options);
+  if (options.sharding !== undefined) {
+    if (options.leaderElection !== undefined) throw new TypeError(`controller "${options.name}": sharding and leaderElection cannot both be set (sharding has its own Leases)`);
+    validateSharding(options.name, options.sharding);
+  }
 }
