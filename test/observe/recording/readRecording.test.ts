@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRecording, RecordingError } from '../../src/observe/recording/readRecording.js';
+import { readRecording, RecordingError } from '../../../src/observe/recording/readRecording.js';
 
 const header = (part = 0, start = 1000) =>
   JSON.stringify({ type: 'header', format: 'rxkube-recording', version: 1, controller: 'c', start, part, options: { for: { version: 'v1', resource: 'configmaps', kind: 'ConfigMap' }, owns: [], watches: [], concurrency: 1, redactSecrets: true } });

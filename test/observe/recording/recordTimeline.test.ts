@@ -5,13 +5,13 @@ import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { VirtualTimeScheduler } from 'rxjs';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { Logger } from '../../src/index.js';
-import type { TimelineEntry } from '../../src/observe/timeline.js';
-import { recordTimeline } from '../../src/observe/recording/recordTimeline.js';
-import { readRecording } from '../../src/observe/recording/readRecording.js';
-import { redacted } from '../../src/observe/redactSecrets.js';
-import type { ControllerOptions } from '../../src/controller/controller.js';
-import { recordedOptions } from '../../src/controller/recordedOptions.js';
+import type { Logger } from '../../../src/index.js';
+import type { TimelineEntry } from '../../../src/observe/timeline.js';
+import { recordTimeline } from '../../../src/observe/recording/recordTimeline.js';
+import { readRecording } from '../../../src/observe/recording/readRecording.js';
+import { redacted } from '../../../src/observe/redactSecrets.js';
+import type { ControllerOptions } from '../../../src/controller/controller.js';
+import { recordedOptions } from '../../../src/controller/recordedOptions.js';
 
 const options: ControllerOptions<never> = {
   name: 'rec',

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { rotatedParts, rotatedPath } from '../../src/observe/recording/rotatedNames.js';
+import { rotatedParts, rotatedPath } from '../../../src/observe/recording/rotatedNames.js';
 
 describe('rotatedNames (how a recording names its rotated files, for writer and reader alike)', () => {
   const path = join('/rec', 'run.jsonl');
