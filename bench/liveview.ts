@@ -20,9 +20,9 @@ import { chromium } from 'playwright-core';
 import { Subject } from 'rxjs';
 import { silentLogger } from 'rxkube';
 import { startHealthServer } from '../src/sinks/metrics/healthServer.js';
-import { LiveModel } from '../src/sinks/metrics/liveView/liveModel.js';
-import { liveView } from '../src/sinks/metrics/liveView/liveView.js';
-import type { TimelineEntry } from '../src/timeline.js';
+import { LiveModel } from '../src/observe/liveView/liveModel.js';
+import { liveView } from '../src/observe/liveView/liveView.js';
+import type { TimelineEntry } from '../src/observe/timeline.js';
 
 const keys = Number(process.env.LIVEVIEW_KEYS ?? 10_000);
 const rate = Number(process.env.LIVEVIEW_RATE ?? 500);

@@ -15,8 +15,8 @@ import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { Subject } from 'rxjs';
 import { silentLogger } from '../src/logger.js';
-import { liveView } from '../src/sinks/metrics/liveView/liveView.js';
-import type { TimelineEntry } from '../src/timeline.js';
+import { liveView } from '../src/observe/liveView/liveView.js';
+import type { TimelineEntry } from '../src/observe/timeline.js';
 
 const keys = Number(process.env.LIVEVIEW_KEYS ?? 10_000);
 const clientsWanted = Number(process.env.LIVEVIEW_CLIENTS ?? 32);

@@ -8,7 +8,7 @@
  *
  * Run: npm run bench:intern
  */
-import { MetadataInterner } from '../src/sources/metadataInterner.js';
+import { MetadataInterner } from '../src/compact/metadataInterner.js';
 import { dropManagedFields } from '../src/sources/transforms.js';
 import type { KubeObject } from '../src/types.js';
 import { smallPod } from './support/smallPods.js';

@@ -13,7 +13,7 @@
  *
  * Run: npm run bench:forms
  */
-import { CompactCodec } from '../src/sources/compactCodec.js';
+import { CompactCodec } from '../src/compact/compactCodec.js';
 import { smallPod } from './support/smallPods.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;

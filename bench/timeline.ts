@@ -23,9 +23,9 @@ import { exponentialFailureRateLimiter, reconcileByKey, silentLogger, type Delta
 import type { WorkqueueObserver } from '../src/operators/workqueueObserver.js';
 import { memoryClient, memoryRecorder } from 'rxkube/testing';
 import { Registry } from 'prom-client';
-import { runParts } from '../src/controller/timelineClient.js';
-import { TimelineHub } from '../src/controller/timelineHub.js';
-import { timelineObserver } from '../src/controller/timelineQueue.js';
+import { runParts } from '../src/observe/timelineClient.js';
+import { TimelineHub } from '../src/observe/timelineHub.js';
+import { timelineObserver } from '../src/observe/timelineQueue.js';
 import { triggerKeys } from '../src/controller/wiring.js';
 import { controllerMetrics } from '../src/sinks/metrics/controllerMetrics.js';
 import { asyncScheduler } from 'rxjs';

@@ -15,7 +15,7 @@ describe('the layering of src/ (DESIGN.md\'s layout table)', () => {
       .filter((e) => e.isFile() && e.name.endsWith('.ts'))
       .map((e) => relative(src, join(e.parentPath, e.name)));
     expect(files.filter((f) => !(partOf(f) in allowed))).to.deep.equal([]);
-    expect(new Set(files.map(partOf))).to.include.members(['core', 'sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/metrics', 'sinks/leader', 'controller', 'apiserver', 'apiserver/auth', 'testing']);
+    expect(new Set(files.map(partOf))).to.include.members(['core', 'sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/metrics', 'sinks/leader', 'controller', 'observe', 'compact', 'apiserver', 'apiserver/auth', 'testing']);
   });
 
   it('catches what it exists for: a library part importing testing, apiserver or controller; the store reaching the client; I/O in an operator', () => {
@@ -44,6 +44,37 @@ describe('the layering of src/ (DESIGN.md\'s layout table)', () => {
     expect(violations(importsOf('apiserver/auth/requestAttributes.ts', "import type { Route } from '../http/router.js';"))).to.deep.equal([]);
     // Type-only imports of the store are what operators may have.
     expect(violations(importsOf('operators/owners.ts', "import type { Lister } from '../store/store.js';"))).to.deep.equal([]);
+  });
+
+  it('keeps what observes a controller out of the read and write path: no part of it imports observe/', async () => {
+    const path = ['sources', 'compact', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/metrics', 'sinks/leader', 'webhooks'];
+    expect(path.filter((part) => allowed[part]?.some((rule) => rule.replace(/^type:/, '') === 'observe' || rule === '*'))).to.deep.equal([]);
+    const edges = (await importGraph(src)).filter((e) => path.includes(partOf(e.from)) && partOf(e.to) === 'observe');
+    expect(edges.map((e) => `${e.from} -> ${e.to}`)).to.deep.equal([]);
+    // Only the wiring, the entries and testing bring it in.
+    expect(Object.keys(allowed).filter((part) => part !== 'observe' && allowed[part]?.some((rule) => rule === 'observe' || rule === '*'))).to.deep.equal(['controller', 'testing', 'entry index.ts', 'entry testing/index.ts', 'entry cli.ts']);
+    expect(violations([
+      ...importsOf('sinks/client/kubeClient.ts', "import type { TimelineEntry } from '../../observe/timeline.js';"),
+      ...importsOf('operators/reconcileByKey.ts', "import { TimelineHub } from '../observe/timelineHub.js';"),
+      ...importsOf('sinks/metrics/healthServer.ts', "import { liveView } from '../../observe/liveView/liveView.js';"),
+    ])).to.deep.equal([
+      'sinks/client/kubeClient.ts imports observe/timeline.ts: sinks/client may not import observe',
+      'operators/reconcileByKey.ts imports observe/timelineHub.ts: operators may not import observe',
+      'sinks/metrics/healthServer.ts imports observe/liveView/liveView.ts: sinks/metrics may not import observe',
+    ]);
+  });
+
+  it('keeps the compact cache in one place that does no I/O: it imports only core, and no package', () => {
+    expect(violations([
+      ...importsOf('compact/compactCodec.ts', "import { dropManagedFields } from '../sources/transforms.js';"),
+      ...importsOf('compact/bodySlabs.ts', "import { readFile } from 'node:fs/promises';"),
+      ...importsOf('compact/compactObject.ts', "import type { Lister } from '../store/store.js';"),
+    ])).to.deep.equal([
+      'compact/compactCodec.ts imports sources/transforms.ts: compact may not import sources',
+      'compact/bodySlabs.ts imports node:fs/promises: compact does no I/O and uses no package',
+      'compact/compactObject.ts imports store/store.ts: compact may not import store',
+    ]);
+    expect(violations(importsOf('store/store.ts', "import { compactRecordOf } from '../compact/compactObject.js';"))).to.deep.equal([]);
   });
 
   it('keeps sources to reading: no request in src/sources sends anything but GET', async () => {

@@ -1,284 +1,27 @@
-import type { KubeConfig } from '@kubernetes/client-node';
-import { hostname } from 'node:os';
-import { Registry } from 'prom-client';
-import { catchError, concat, defer, EMPTY, from, ignoreElements, Observable, ReplaySubject, tap, throwError, type SchedulerLike, asyncScheduler } from 'rxjs';
-import { InformerFactory } from '../informers/informerFactory.js';
-import { createDefaultLogger, type Logger } from '../logger.js';
-import type { KeysOf } from '../operators/owners.js';
-import type { Predicate } from '../operators/predicates.js';
-import type { RateLimiter } from '../operators/rateLimiters.js';
+import type { Registry } from 'prom-client';
+import { catchError, concat, Observable, ReplaySubject, tap, throwError } from 'rxjs';
+import type { TimelineEntry } from '../observe/timeline.js';
+import { TimelineHub } from '../observe/timelineHub.js';
+import { listenToInformers } from '../observe/timelineInformers.js';
+import { timelineObserver } from '../observe/timelineQueue.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
-import type { ReconcileContext, ReconcileResult } from '../operators/reconciler.js';
-import { kubeClient, type KubeClient } from '../sinks/client/kubeClient.js';
-import { eventRecorder, type EventRecorder } from '../sinks/events/eventRecorder.js';
-import type { LeaderElectionOptions } from '../sinks/leader/leaderElection.js';
-import { highResolutionClock } from '../sinks/metrics/clock.js';
-import { controllerMetrics, type ControllerMetrics } from '../sinks/metrics/controllerMetrics.js';
-import { leaderMetrics } from '../sinks/metrics/leaderMetrics.js';
-import { withProcessMetrics } from '../sinks/metrics/processMetrics.js';
-import { restClientMetrics } from '../sinks/metrics/restClientMetrics.js';
-import { sourceMetrics } from '../sinks/metrics/sourceMetrics.js';
-import type { Indexers } from '../store/indexFunctions.js';
-import type { Lister } from '../store/store.js';
-import type { ListWatchOptions } from '../sources/listWatch.js';
-import type { TimelineEntry } from '../timeline.js';
-import type { Delta, KubeObject, ObjectKey, ResourceRef, Typed } from '../types.js';
-import { checkControllerAccess, type ControllerPermission } from './permissions.js';
-import { reconcileWhileLeading } from './reconcileWhileLeading.js';
-import { runParts } from './timelineClient.js';
-import { TimelineHub } from './timelineHub.js';
-import { listenToInformers } from './timelineInformers.js';
-import { timelineObserver } from './timelineQueue.js';
-import { shardGate, shardRangesTo, validateSharding, type ShardGate, type ShardingOptions } from './sharding.js';
-import type { ShardSelection } from '../sources/sourceShard.js';
 import type { ShardState } from '../sinks/leader/shardMembership.js';
-import type { TriggerOption } from './triggers.js';
-import type { PriorityOptions } from './priorities.js';
-import { reconcileContext, wire } from './wiring.js';
-import { readYourWrites, readYourWritesOption, type ReadYourWritesOptions } from './readYourWrites.js';
+import type { ControllerMetrics } from '../sinks/metrics/controllerMetrics.js';
+import type { ShardSelection } from '../sources/sourceShard.js';
+import type { Lister } from '../store/store.js';
+import type { KubeObject } from '../types.js';
+import { contextReconcile } from './controllerContext.js';
+import { validateOptions, type ControllerOptions, type ControllerStores } from './controllerOptions.js';
+import { controllerParts, electionFor, queueFor, runRecorder, shardGateFor } from './controllerParts.js';
+import { ControllerStatus } from './controllerStatus.js';
 import type { OwnWrites } from './ownWrites.js';
-import { OwnWritesClient } from './ownWritesClient.js';
+import { readYourWrites, readYourWritesOption } from './readYourWrites.js';
+import { reconcileWhileLeading } from './reconcileWhileLeading.js';
+import type { ShardGate } from './sharding.js';
+import { wire } from './wiring.js';
 
-/**
- * A resource a controller watches: where it lives, and what kind its objects are.
- * `T`, the type of its objects, only steers type inference (`controller({ for })`
- * gives the reconcile `ControllerContext<T>`); nothing reads it at run time.
- */
-export interface WatchedResource<T extends KubeObject = KubeObject> extends ResourceRef, Typed<T> {
-  /** The kind of its objects (`Deployment`): owner references name owners by group and kind. */
-  kind: string;
-  /** Only objects with these labels (kube's label selector syntax: `app=web,tier!=db`). */
-  labelSelector?: string;
-  /** Only objects whose fields match (kube's field selector syntax: `status.phase=Running`). */
-  fieldSelector?: string;
-  /**
-   * Only this replica's share of it (KEP-5866; see `listWatch`'s `shardSelector`): a selector
-   * text, `{ by: 'uid' | 'namespace', ranges }`, or an Observable of those for ranges that move.
-   *
-   * Owned and watched objects must reach the replica whose primary they map to, and their own
-   * uids hash elsewhere than their owner's, so never shard them `by: 'uid'`. Two ways that work:
-   * - shard the primary and every owned or watched resource `by: 'namespace'` with the same
-   *   ranges: each replica caches and watches only its namespaces' objects of every kind (memory
-   *   and watch traffic about 1/N each), but the split is only as even as the namespaces (one big
-   *   namespace is one replica's; names that differ only in their last characters, `team-1` and
-   *   `team-2`, hash close together and tend to share a range), and a mapping that crosses
-   *   namespaces (a cluster-scoped owner, a watch mapped to keys in other namespaces) breaks;
-   * - shard the primary (by uid or namespace) and leave owned and watched resources unsharded:
-   *   correct for any mapping, at the price of every replica caching and watching all of them
-   *   (memory and traffic of those do not shrink with N), while reconciles still split.
-   */
-  shardSelector?: ListWatchOptions<KubeObject>['shardSelector'];
-  /** Extra indexes on its store, of its objects' type. */
-  indexers?: Indexers<T>;
-  /**
-   * The priority of the keys its changes trigger (default
-   * `NORMAL_PRIORITY`); its initial list and unchanged objects take
-   * `priority.initial` and `priority.resync` of the controller.
-   */
-  priority?: number;
-  /**
-   * Watch only the objects' metadata (`PartialObjectMetadata`, as
-   * controller-runtime's `OnlyMetadata`): its store holds `{ apiVersion:
-   * 'meta.k8s.io/v1', kind: 'PartialObjectMetadata', metadata }`, enough
-   * for owner references, labels and names at a fraction of the memory.
-   */
-  metadataOnly?: boolean;
-}
-
-/**
- * A resource whose objects have a known type `T`: `controller({ for })`
- * types the reconcile's `ctx.object` and `ctx.store` from it, `ctx.lister`
- * gives a `Lister<T>` of it, and, spread into a reference
- * (`{ ...deployments, namespace, name }`), `ctx.client.get` and `list`
- * return `T`. `rxkube/kinds` has one for each built-in kind.
- */
-export interface TypedResource<T extends KubeObject> extends WatchedResource<T> {
-  /** The group and version (`apps/v1`, `v1`), as objects and `ctx.client`'s references write them. */
-  readonly apiVersion: string;
-}
-
-/**
- * An extra watch: changes of another resource, mapped to keys of the primary one.
- * `U`, the type of the watched objects, types the deltas `map` gets
- * (`{ resource: deployments, map: (delta: Delta<Deployment>) => … }`).
- */
-export interface ExtraWatch<U extends KubeObject = KubeObject> {
-  /** The resource to watch. */
-  resource: WatchedResource<U>;
-  /**
-   * The primary keys a change concerns (none, one or several). A method, so
-   * that a watch typed for its objects passes where `watches` takes any
-   * (method parameters are compared both ways, as `Typed`'s).
-   */
-  map(delta: Delta<U>, stores: ControllerStores): KeysOf;
-  /** The priority of the keys its changes trigger (default: `resource.priority`, else `NORMAL_PRIORITY`). */
-  priority?: number;
-}
-
-/** Every store of a controller, by resource name (`deployments.apps`, `configmaps`). */
-export type ControllerStores = Readonly<Record<string, Lister>>;
-
-/** What a controller's reconcile gets besides the key. */
-export interface ControllerContext<T extends KubeObject = KubeObject> extends ReconcileContext {
-  /** The namespace of the key; undefined for a cluster-scoped object. */
-  readonly namespace: string | undefined;
-  /** The name of the key. */
-  readonly name: string;
-  /** The object as the cache held it when the run started; undefined once it is gone. */
-  readonly object: T | undefined;
-  /** The primary resource's store. */
-  readonly store: Lister<T>;
-  /** Every store of the controller, by resource name. */
-  readonly stores: ControllerStores;
-  /**
-   * The store of one resource of `for`, `owns` or `watches`, typed as the
-   * resource is (`ctx.lister(deployments)` is a `Lister<Deployment>`).
-   * Throws, naming the resources there are, for one the controller does not watch.
-   */
-  lister<U extends KubeObject = KubeObject>(resource: WatchedResource & Typed<U>): Lister<U>;
-  /** Writes, and strongly consistent reads, straight to the API server. */
-  readonly client: KubeClient;
-  /** Records Events; never throws, never blocks. */
-  readonly recorder: EventRecorder;
-  /** The controller's logger, for the reconcile's own lines. */
-  readonly logger: Logger;
-  /**
-   * The controller's clock (its scheduler's `now()`, ms since the epoch):
-   * stamp times with it (condition transitions, say) so that a reconcile
-   * run in virtual time stays reproducible.
-   */
-  now(): number;
-}
-
-/**
- * A controller's reconcile: brings the object of `key` in line with what it should be.
- * It returns nothing or a `ReconcileResult`, as a value, a promise (which may also resolve
- * to an observable) or an Observable; a throw, rejection or error is retried after the rate limiter's delay.
- */
-export type ControllerReconciler<T extends KubeObject> = (
-  key: ObjectKey,
-  ctx: ControllerContext<T>,
-) => ReconcileResult | void | Observable<ReconcileResult | void> | Promise<ReconcileResult | void | Observable<ReconcileResult | void>>;
-
-/**
- * What `controller()` wires: the primary resource, the resources it owns and watches, the reconcile,
- * and how the workqueue, metrics, leader election and shutdown behave.
- */
-export interface ControllerOptions<T extends KubeObject> {
-  /** Names the controller in metrics, logs, Events and as the field manager. */
-  name: string;
-  /** Where the cluster is and how to authenticate (client-node's `KubeConfig`). */
-  kubeConfig: KubeConfig;
-  /**
-   * The primary resource: its keys are what `reconcile` gets. A typed one
-   * (`deployments` of `rxkube/kinds`, a `defineCustomResource`'s
-   * `resource`) gives `T`, so the reconcile's `ctx` needs no type of its own.
-   */
-  for: WatchedResource<T>;
-  /** Resources this controller creates and owns (with a controller owner reference): a change reconciles the owner. */
-  owns?: WatchedResource[];
-  /** Other resources whose changes concern primary keys. */
-  watches?: ExtraWatch[];
-  /**
-   * Keys from outside the cluster (controller-runtime's `source.Channel`,
-   * kube-rs's `reconcile_on`): Observables of keys or objects, bare or
-   * named (`{ name, keys }`), such as a Git provider's push notifications
-   * or `perObjectTimer(ms)`. Subscribed while the controller reconciles
-   * (caches synced, leading), anew each time it starts; what one emits
-   * meanwhile is not kept (every key is reconciled at the start anyway).
-   * A trigger that errors, or emits what is no key, fails the controller
-   * with a `TriggerError` naming it, as a failing source fails
-   * controller-runtime's; one that completes just stops. See docs/triggers.md.
-   */
-  triggers?: readonly TriggerOption<T>[];
-  /** The reconcile, run for each key of `for` that needs it, never twice at once for one key. */
-  reconcile: ControllerReconciler<T>;
-  /**
-   * What the reconcile may do on the API server besides the list and watch
-   * of `for`, `owns` and `watches` (which need no declaring): `rxkube
-   * manifests` grants exactly these, with Events and the Lease, and no more.
-   * Declarative only: the controller does not check that its requests stay within them.
-   */
-  permissions?: readonly ControllerPermission[];
-  /**
-   * Read-your-own-writes (off by default; `true` or `{ timeout }` turns it
-   * on: its cost on the workqueue's bench is not reliably under 5 %): after a run
-   * wrote objects through `ctx.client`, its key does not run again until
-   * the caches show those writes (their resourceVersions, or later ones),
-   * or `timeout` (10 s) has passed, when it runs anyway with a warning and
-   * a count in `rxkube_own_write_waits_total{result="timeout"}`. A trigger
-   * that comes before the write is back no longer acts on the stale cache
-   * (a second child created, a status flapping). Writes to objects that no
-   * store of the controller caches are not waited for. See docs/read-your-writes.md.
-   */
-  readYourWrites?: boolean | ReadYourWritesOptions;
-  /** Reconciles in flight at most (default 1). */
-  concurrency?: number;
-  /**
-   * How waiting keys are ordered (docs/priority.md): by default the keys of
-   * initial lists and resyncs at `LOW_PRIORITY`, changes and `triggers` at
-   * `NORMAL_PRIORITY`, with aging so that a low key waits at most one
-   * minute plus the time to drain what was ahead of it. `{ aging: 0 }`:
-   * plain arrival order.
-   */
-  priority?: PriorityOptions;
-  /** Filters updates of the primary resource (creates and deletes always pass). */
-  predicates?: Predicate<T>;
-  /** The delays of retries (default `defaultControllerRateLimiter()`: per key 5 ms doubling to 1000 s, overall 10/s). */
-  rateLimiter?: RateLimiter;
-  /** Ms a reconcile may take before it counts as failed and its signal aborts. */
-  timeout?: number;
-  /** Retries in a row before a failing key is dropped until its next trigger (default: no limit). */
-  maxRetries?: number;
-  /** client-go's resyncPeriod for the primary resource (ms); off by default. */
-  resyncPeriod?: number;
-  /** Where the metrics go (default: a new Registry, never the global one). */
-  registry?: Registry;
-  /**
-   * prom-client's default `process_*` and `nodejs_*` metrics on the
-   * registry, once per registry (controller-runtime registers its process
-   * collector by default). Default: true on the registry the controller
-   * makes; false on a `registry` passed in, which is left as its owner made
-   * it unless this says otherwise.
-   */
-  processMetrics?: boolean;
-  /**
-   * Where every wait happens (default `asyncScheduler`). Without one, the
-   * metrics measure durations on a high-resolution clock (sub-millisecond);
-   * with one, on its `now()`, so that virtual time stays virtual.
-   */
-  scheduler?: SchedulerLike;
-  /** Run only while holding this Lease (client-go's algorithm). `kubeConfig` defaults to the controller's. */
-  leaderElection?: Omit<LeaderElectionOptions, 'identity' | 'scheduler' | 'logger' | 'metrics' | 'stop' | 'requests'> & { identity?: string };
-  /**
-   * Split the primary keys over the live replicas (docs/sharding.md):
-   * each reconciles only the keys of its slots of the hash space, handed
-   * over between replicas so that no key ever runs on two at once. Not
-   * with `leaderElection`.
-   */
-  sharding?: ShardingOptions;
-  /** Aborting it shuts the controller down gracefully, and the output completes. */
-  signal?: AbortSignal;
-  /**
-   * How long the caches may take to sync at start (ms, default 120 000, as
-   * controller-runtime's `CacheSyncTimeout`; on the scheduler's clock):
-   * past it, the controller errors naming each resource that did not sync
-   * and why. `Infinity` waits for ever.
-   */
-  cacheSyncTimeout?: number;
-  /** How long in-flight reconciles may take to finish at shutdown before they are aborted (ms, default 30 000). */
-  gracePeriod?: number;
-  /** Aborting it, once shutting down, ends the grace period at once: runs still in flight are aborted (a second SIGTERM). */
-  stopNow?: AbortSignal;
-  /** Where it logs (default: pino JSON lines on stderr; `silentLogger` for none). */
-  logger?: Logger;
-  /** Share informers with other controllers of this process (default: a factory of its own, whose requests count in `rest_client_*`). */
-  informers?: InformerFactory;
-  /** The client for writes (default: one on `kubeConfig`, field manager = `name`, whose requests count in `rest_client_*`). */
-  client?: KubeClient;
-  /** The Event recorder (default: one on `client`, reporting as `name`). */
-  recorder?: EventRecorder;
-}
+export type { ControllerOptions, ControllerStores, ExtraWatch, TypedResource, WatchedResource } from './controllerOptions.js';
+export type { ControllerContext, ControllerReconciler } from './controllerContext.js';
 
 /** A controller: an Observable of reconcile outcomes, plus what a host process wants to read. */
 export interface Controller<T extends KubeObject = KubeObject> extends Observable<ReconcileOutcome> {
@@ -358,20 +101,9 @@ export interface Controller<T extends KubeObject = KubeObject> extends Observabl
  *   it with an error naming each resource and why.
  */
 export function controller<T extends KubeObject = KubeObject>(options: ControllerOptions<T>): Controller<T> {
-  validate(options);
-  const logger = options.logger ?? createDefaultLogger({ controller: options.name });
-  const scheduler = options.scheduler ?? asyncScheduler;
-  const registry = options.registry ?? new Registry();
-  if (options.processMetrics ?? options.registry === undefined) withProcessMetrics(registry);
-  // Measuring only; every wait still goes through the scheduler.
-  const clock = options.scheduler === undefined ? highResolutionClock() : () => scheduler.now();
-  const concurrency = options.concurrency ?? 1;
-  const metrics = controllerMetrics({ controller: options.name, registry, maxConcurrentReconciles: concurrency, scheduler, clock });
-  const monitor = sourceMetrics(registry);
-  const requests = restClientMetrics({ registry, clock });
-  const informers = options.informers ?? new InformerFactory(options.kubeConfig, { logger, scheduler, monitor, requests });
-  const client = options.client ?? kubeClient(options.kubeConfig, { fieldManager: options.name, logger, requests });
-  const identity = options.leaderElection?.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 10)}`;
+  validateOptions(options);
+  const parts = controllerParts(options);
+  const { logger, scheduler, registry, metrics, identity } = parts;
   // The informers are listened to only while someone reads the timeline.
   const hub: TimelineHub = new TimelineHub(options.name, scheduler, logger, () => listenToInformers(hub, wiring.all));
   // Sharded, the primary informer lists and watches this replica's ranges, re-listing as they move.
@@ -379,88 +111,36 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const ownWritesOptions = readYourWritesOption(options.readYourWrites);
   // Made after the wiring, whose stores it reads; the wiring tells it of their events.
   const late: { writes?: OwnWrites } = {};
-  const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, informers, hub,
+  const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, parts.informers, hub,
     ownWritesOptions === undefined ? undefined : (i, event) => late.writes?.observe(i, event));
   const ryow = ownWritesOptions === undefined ? undefined : readYourWrites(ownWritesOptions, wiring, { controller: options.name, scheduler, logger, registry });
   late.writes = ryow?.writes;
-  // What the elector said last: read by leading() and ready(), never to steer the run.
-  let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
+  const status = new ControllerStatus(options.leaderElection !== undefined);
   let gate: ShardGate | undefined;
-  // Whether a run is under way, and how the last one ended: readiness tells the truth after the end too.
-  let running = false;
-  let ended: string | undefined;
 
   const output = new Observable<ReconcileOutcome>((subscriber) => {
-    running = true;
-    ended = undefined;
-    let toldLeading: boolean | undefined;
-    const finish = (why: string): void => {
-      running = false;
-      ended = why;
-    };
+    status.start();
     const stopping = new ReplaySubject<void>(1);
-    const stopNow = options.stopNow;
-    // A recorder of our own lives as long as this run: closed at the end, so
-    // that no Event waiting to be retried keeps the process alive.
-    const recorder = options.recorder ?? eventRecorder({ client, reportingController: options.name, reportingInstance: identity, logger });
-    const closeOwnRecorder = defer(() =>
-      options.recorder !== undefined ? EMPTY : from(recorder.close().catch((err: unknown) => logger.warn({ err: String(err) }, 'closing the Event recorder failed'))),
-    ).pipe(ignoreElements());
-
-    const own = { client, recorder };
-    const withParts = (key: ObjectKey, ctx: ReconcileContext) => {
-      const parts = runParts(hub, key, own);
-      const client = ryow === undefined ? parts.client : new OwnWritesClient(parts.client, ryow.writes, key);
-      return options.reconcile(key, reconcileContext(ctx, wiring, { ...parts, client, logger, scheduler }));
-    };
-    const reconcile = ryow === undefined ? withParts : ryow.hold.reconcile(withParts);
+    const own = runRecorder(options, parts);
+    const reconcile = contextReconcile(options, { hub, wiring, ryow, own: { client: parts.client, recorder: own.recorder }, logger, scheduler });
     const gracePeriod = options.gracePeriod ?? 30_000;
-    gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod, handoff: wiring.initialTrigger,
-      ...(cachedRanges !== undefined && options.sharding !== undefined ? { onRanges: shardRangesTo(cachedRanges, options.sharding.by) } : {}) });
+    gate = shardGateFor(options, parts, { store: wiring.primary.store, handoff: wiring.initialTrigger, gracePeriod, cachedRanges });
     const run = reconcileWhileLeading({
       name: options.name,
       wiring: gate === undefined ? wiring : { ...wiring, triggers: gate.triggers(wiring.triggers) },
       ...(gate !== undefined ? { membership: gate.membership } : {}),
       stopping,
-      ...(stopNow !== undefined ? { stopNow } : {}),
+      ...(options.stopNow !== undefined ? { stopNow: options.stopNow } : {}),
       gracePeriod,
       cacheSyncTimeout: options.cacheSyncTimeout ?? 120_000,
       scheduler,
       logger,
       metrics,
-      monitor,
-      election:
-        options.leaderElection === undefined
-          ? undefined
-          : {
-              ...options.leaderElection,
-              kubeConfig: options.leaderElection.kubeConfig ?? options.kubeConfig,
-              identity,
-              scheduler,
-              logger,
-              metrics: leaderMetrics(registry),
-              requests,
-            },
-      onLeader: (state) => {
-        leader = state;
-        // Changes of leading only: the elector also emits when the lease's holder changes while this replica stands by.
-        if (state.leading !== toldLeading) {
-          toldLeading = state.leading;
-          hub.leadership(state.leading, identity);
-        }
-      },
+      monitor: parts.monitor,
+      election: electionFor(options, parts),
+      onLeader: (state) => status.elected(state, (leading) => hub.leadership(leading, identity)),
       reconcile: gate === undefined ? reconcile : gate.reconcile(reconcile),
-      queue: {
-        concurrency,
-        scheduler,
-        clock,
-        logger,
-        observer: timelineObserver(hub, metrics.observer),
-        ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
-        ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
-        ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
-        ...(options.priority?.aging !== undefined ? { aging: options.priority.aging } : {}),
-      },
+      queue: queueFor(options, parts, timelineObserver(hub, metrics.observer)),
       ...(ryow !== undefined ? { around: ryow.hold.around } : {}),
     });
 
@@ -470,18 +150,18 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
         tap((outcome) => metrics.outcome(outcome)),
         catchError((err: unknown) => {
           logger.error({ err: String(err) }, 'controller failed');
-          return concat(closeOwnRecorder, throwError(() => err));
+          return concat(own.close, throwError(() => err));
         }),
       ),
-      closeOwnRecorder,
+      own.close,
     ).subscribe({
       next: (outcome) => subscriber.next(outcome),
       error: (err: unknown) => {
-        finish(`the controller failed: ${err instanceof Error ? err.message : String(err)}`);
+        status.finish(`the controller failed: ${err instanceof Error ? err.message : String(err)}`);
         subscriber.error(err);
       },
       complete: () => {
-        finish('the controller has stopped');
+        status.finish('the controller has stopped');
         subscriber.complete();
       },
     });
@@ -495,35 +175,18 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     };
   });
 
+  const notReady = (): string[] => status.notReady(() => [...wiring.problems(), ...(gate?.problems() ?? [])]);
   return Object.assign(output, {
     name: options.name,
     store: wiring.primary.store,
     stores: wiring.stores,
     metrics,
     registry,
-    synced: () => running && wiring.synced(),
-    leading: () => running && leader?.leading === true,
+    synced: () => status.running && wiring.synced(),
+    leading: () => status.leading,
     timeline: hub.timeline,
     ready: () => notReady().length === 0,
     notReady,
     shards: () => gate?.state(),
   }) as Controller<T>;
-
-  function notReady(): string[] {
-    if (!running) return [ended ?? 'the controller has not started'];
-    const problems = [...wiring.problems(), ...(gate?.problems() ?? [])];
-    if (leader === undefined) problems.push('leader election has not said yet whether this replica leads');
-    return problems;
-  }
-}
-
-function validate<T extends KubeObject>(options: ControllerOptions<T>): void {
-  if (typeof options.name !== 'string' || options.name === '') throw new TypeError('controller needs a non-empty name');
-  if (typeof options.reconcile !== 'function') throw new TypeError(`controller "${options.name}" needs a reconcile function`);
-  if (!options.kubeConfig) throw new TypeError(`controller "${options.name}" needs a kubeConfig`);
-  checkControllerAccess(options);
-  if (options.sharding !== undefined) {
-    if (options.leaderElection !== undefined) throw new TypeError(`controller "${options.name}": sharding and leaderElection cannot both be set (sharding has its own Leases)`);
-    validateSharding(options.name, options.sharding);
-  }
 }

@@ -1,13 +1,14 @@
 import { createDefaultLogger } from '../logger.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
 import { startHealthServer, type HealthServer } from '../sinks/metrics/healthServer.js';
-import { liveView, type LiveView, type LiveViewOptions } from '../sinks/metrics/liveView/liveView.js';
-import { prepareLiveViewServer, type LiveViewServer, type LiveViewServerOptions } from '../sinks/metrics/liveView/liveViewServer.js';
+import { liveView, type LiveView, type LiveViewOptions } from '../observe/liveView/liveView.js';
+import { prepareLiveViewServer, type LiveViewServer, type LiveViewServerOptions } from '../observe/liveView/liveViewServer.js';
 import { resourceName, type KubeObject } from '../types.js';
 import type { WebhookServer } from '../webhooks/webhookServer.js';
 import { asyncScheduler } from 'rxjs';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
-import { recordTimeline, type RecordOptions, type TimelineRecording } from './recording/recordTimeline.js';
+import { recordedOptions } from './recordedOptions.js';
+import { recordTimeline, type RecordOptions, type TimelineRecording } from '../observe/recording/recordTimeline.js';
 import { serveControllerWebhooks, type ControllerWebhooks } from './controllerWebhooks.js';
 
 /** What `runController()` takes: a controller's options, and the health server, signals and outcome hook of a process. */
@@ -132,7 +133,7 @@ export async function runController<T extends KubeObject>(options: RunController
     recording =
       options.record === undefined
         ? undefined
-        : recordTimeline(running.timeline, options, typeof options.record === 'string' ? { path: options.record } : options.record, { scheduler: options.scheduler ?? asyncScheduler, logger });
+        : recordTimeline(running.timeline, { name: options.name, options: recordedOptions(options) }, typeof options.record === 'string' ? { path: options.record } : options.record, { scheduler: options.scheduler ?? asyncScheduler, logger });
 
     if (options.signal?.aborted) abort.abort();
     else options.signal?.addEventListener('abort', onCallerAbort, { once: true });

@@ -9,7 +9,7 @@ import type { KubeClient } from '../sinks/client/kubeClient.js';
 import type { EventRecorder } from '../sinks/events/eventRecorder.js';
 import type { StoreEvent } from '../store/indexer.js';
 import type { Lister } from '../store/store.js';
-import type { TriggerCause } from '../timeline.js';
+import type { TriggerCause } from '../observe/timeline.js';
 import { isDelta, resourceName, splitKey, type Delta, type KubeObject, type ObjectKey, type Typed } from '../types.js';
 import type { ControllerContext, ControllerOptions, ControllerStores, WatchedResource } from './controller.js';
 import { prioritize, withPriority } from './priorities.js';

@@ -9,7 +9,7 @@ import {
   type ListWatchEvent,
   type ObjectKey,
 } from '../types.js';
-import { releaseCompact, trackCompact } from '../util/compactObject.js';
+import { releaseCompact, trackCompact } from '../compact/compactObject.js';
 
 /** Options of `deltas()`: what to do with objects that cannot be keyed, and where to log. */
 export interface DeltasOptions<T extends KubeObject> {

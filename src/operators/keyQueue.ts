@@ -1,5 +1,5 @@
 import type { ObjectKey } from '../types.js';
-import { ChurnMap } from '../util/churnMap.js';
+import { ChurnMap } from './churnMap.js';
 import { DEFAULT_AGING, NORMAL_PRIORITY, PriorityLanes, type LaneEntry } from './priorityLanes.js';
 
 /**

@@ -1,5 +1,5 @@
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isJsonSpace, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../util/jsonBytes.js';
-import { uniformBuffer } from '../util/uniformBuffer.js';
+import { uniformBuffer } from './uniformBuffer.js';
 
 /** What a list answer says besides its items: read once the whole answer has arrived. */
 export interface ListEnvelope {

@@ -1,5 +1,5 @@
 import type { KubeObject } from '../types.js';
-import { compactRecordOf } from '../util/compactObject.js';
+import { compactRecordOf } from '../compact/compactObject.js';
 import type { ListBodyHandler, ListHead, OversizedItem } from './listBodyParser.js';
 import type { ListWatchError } from './listWatchError.js';
 import { shapeObject, type WatchEventSink } from './watchEvents.js';

@@ -5,7 +5,7 @@ import type { RequestObserver } from '../types.js';
 import type { FailedResponse } from './http.js';
 import type { ListBodyHandler, ListEnvelope } from './listBodyParser.js';
 import { readListPage } from './listPageRequest.js';
-import type { CompactCodec } from './compactCodec.js';
+import type { CompactCodec } from '../compact/compactCodec.js';
 import type { ListWatchError } from './listWatchError.js';
 import type { MalformedWatchLineError, WatchLine } from './watchLineReader.js';
 import { readWatch } from './watchRequest.js';

@@ -1,14 +1,14 @@
 import type { Logger } from '../logger.js';
 import { isTooLargeResourceVersion, type FailedResponse } from './http.js';
 import type { KubeObject, ListWatchEvent } from '../types.js';
-import type { MetadataInterner } from './metadataInterner.js';
+import type { MetadataInterner } from '../compact/metadataInterner.js';
 import type { ListWatchMonitor } from './listWatch.js';
 import type { ListWatchError } from './listWatchError.js';
 import { transformError } from './listWatchFaults.js';
 import type { WatchEnd, WatchLineHandler } from './listWatchTransport.js';
 import type { MalformedWatchLineError, WatchLine } from './watchLineReader.js';
 import type { SourceShard } from './sourceShard.js';
-import { sealCompact } from './compactCodec.js';
+import { sealCompact } from '../compact/compactCodec.js';
 
 /** What reading watch events needs from its source. */
 export interface WatchEventSink<T extends KubeObject> {

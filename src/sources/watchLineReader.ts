@@ -1,4 +1,4 @@
-import { uniformBuffer } from '../util/uniformBuffer.js';
+import { uniformBuffer } from './uniformBuffer.js';
 
 /** One decoded line of a watch response. */
 export interface WatchLine {

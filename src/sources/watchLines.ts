@@ -1,4 +1,4 @@
-import type { CompactCodec } from './compactCodec.js';
+import type { CompactCodec } from '../compact/compactCodec.js';
 import type { IdleWatchdog } from './idleWatchdog.js';
 import type { WatchEnd, WatchLineHandler } from './listWatchTransport.js';
 import { WatchLineReader } from './watchLineReader.js';

@@ -6,7 +6,7 @@ import { readDirectWatch } from './directWatch.js';
 import { endOnce, interruption, watchLineReader } from './watchLines.js';
 import { describeError } from './listWatchFaults.js';
 import type { HttpSettings, WatchEnd, WatchLineHandler } from './listWatchTransport.js';
-import type { CompactCodec } from './compactCodec.js';
+import type { CompactCodec } from '../compact/compactCodec.js';
 
 /**
  * One watch request, read to its end: each line goes to `handler` as it

@@ -1,6 +1,6 @@
 import { isDelta, type DeltaEvent, type KubeObject, type ObjectKey } from '../types.js';
 import { NAMESPACE_INDEX, byNamespace, type IndexFunc, type Indexers } from './indexFunctions.js';
-import { readable } from '../util/compactObject.js';
+import { readable } from '../compact/compactObject.js';
 
 /**
  * A read-only view of a store: what reconciles and request handlers read.

@@ -50,7 +50,7 @@ export type {
   TriggerCause,
   TriggerEntry,
   WriteEntry,
-} from '../timeline.js';
+} from '../observe/timeline.js';
 
 // The embedded API server over HTTP, for integration tests.
 export { startApiServer, type AccessSubject, type ApiServer, type ApiServerOptions } from '../apiserver/startApiServer.js';
@@ -64,7 +64,7 @@ export { replay, type ReplayOptions, type ReplayResult } from './replay/replay.j
 export { replayReport, describeDifference, type ReplayedRunResult } from './replay/compareRuns.js';
 export { UnrecordedRequestError } from './replay/replayClient.js';
 export type { RunRecord, RunStep } from './replay/runSteps.js';
-export { readRecording, RecordingError } from '../controller/recording/readRecording.js';
-export type { Recording, RecordingHeader, RecordedOptions, RecordedResource } from '../controller/recording/format.js';
+export { readRecording, RecordingError } from '../observe/recording/readRecording.js';
+export type { Recording, RecordingHeader, RecordedOptions, RecordedResource } from '../observe/recording/format.js';
 export type { MemoryWatchSelectors } from './memory/memoryClient.js';
 export type { Latency } from './memory/memoryTransport.js';

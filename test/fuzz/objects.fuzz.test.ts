@@ -5,8 +5,8 @@ import { deltas, NAMESPACE_INDEX, indexer, type StoreEvent, Store, type Lister, 
 import { byLabel, byOwnerUid, type IndexFunc, type Indexers } from '../../src/store/indexFunctions.js';
 import { IndexFunctionError } from '../../src/store/store.js';
 import { oddValue } from './arbitraries.js';
-import { CompactCodec } from '../../src/sources/compactCodec.js';
-import { readable } from '../../src/util/compactObject.js';
+import { CompactCodec } from '../../src/compact/compactCodec.js';
+import { readable } from '../../src/compact/compactObject.js';
 
 /**
  * Objects with missing or odd metadata through objectKey, deltas() and indexer(): names and

@@ -4,7 +4,7 @@ import type { Subscription } from 'rxjs';
 import { InformerFactory, deltas, dropManagedFields, indexer, listWatch, type KubeObject, type Lister, type StoreEvent } from 'rxkube';
 import { inspect } from 'node:util';
 import { byLabel } from '../../src/store/indexFunctions.js';
-import { compactRecordOf } from '../../src/util/compactObject.js';
+import { compactRecordOf } from '../../src/compact/compactObject.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { raw } from './apiserver.helpers.js';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';

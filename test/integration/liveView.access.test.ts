@@ -5,9 +5,9 @@ import { networkInterfaces } from 'node:os';
 import type { Browser, Page } from 'playwright-core';
 import { Subject } from 'rxjs';
 import { silentLogger } from 'rxkube';
-import { liveView, type LiveView } from '../../src/sinks/metrics/liveView/liveView.js';
-import { prepareLiveViewServer, startLiveViewServer, type LiveViewServer, type LiveViewServerOptions } from '../../src/sinks/metrics/liveView/liveViewServer.js';
-import type { TimelineEntry } from '../../src/timeline.js';
+import { liveView, type LiveView } from '../../src/observe/liveView/liveView.js';
+import { prepareLiveViewServer, startLiveViewServer, type LiveViewServer, type LiveViewServerOptions } from '../../src/observe/liveView/liveViewServer.js';
+import type { TimelineEntry } from '../../src/observe/timeline.js';
 import { describeBrowser, launchChromium } from '../support/chromium.js';
 import { keyRow, waitForText } from '../support/pageText.js';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { config, filter, map } from 'rxjs';
 import { silentLogger, type Logger } from 'rxkube';
 import { inMemoryLeaseClient, runVirtualTime, type TimelineEntry } from 'rxkube/testing';
-import { TimelineHub } from '../../src/controller/timelineHub.js';
+import { TimelineHub } from '../../src/observe/timelineHub.js';
 import { heldBy } from './leaderElection.support.js';
 import { only, scriptedController } from './controller.timeline.support.js';
 

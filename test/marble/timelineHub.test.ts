@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { filter, from, map, merge, take, timer, type Observable, type SchedulerLike } from 'rxjs';
 import { reconcileByKey, silentLogger, type Delta, type KubeObject, type Logger } from 'rxkube';
 import type { TimelineEntry } from 'rxkube/testing';
-import { TimelineHub } from '../../src/controller/timelineHub.js';
-import { timelineObserver } from '../../src/controller/timelineQueue.js';
+import { TimelineHub } from '../../src/observe/timelineHub.js';
+import { timelineObserver } from '../../src/observe/timelineQueue.js';
 import { triggerKeys } from '../../src/controller/wiring.js';
 import { testScheduler } from '../support/objects.js';
 

@@ -1,5 +1,5 @@
-// Run by test/sources/objectShapes.test.ts under --disallow-code-generation-from-strings: prints what ObjectShapes made there.
-import { ObjectShapes } from '../../src/sources/objectShapes.js';
+// Run by test/compact/objectShapes.test.ts under --disallow-code-generation-from-strings: prints what ObjectShapes made there.
+import { ObjectShapes } from '../../src/compact/objectShapes.js';
 
 const shapes = new ObjectShapes();
 const shape = shapes.step(shapes.step(shapes.root, 0), 1);

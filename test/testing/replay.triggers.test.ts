@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { replay } from '../../src/testing/index.js';
-import type { TimelineEntry } from '../../src/timeline.js';
+import type { TimelineEntry } from '../../src/observe/timeline.js';
 import { counter, entries, header, key, t0 } from '../fixtures/counterRecording.js';
 
 const c = 'counter';

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { VirtualTimeScheduler } from 'rxjs';
-import { addressed } from '../../src/controller/timelineClient.js';
+import { addressed } from '../../src/observe/timelineClient.js';
 import { KubeApiError } from '../../src/sinks/client/errors.js';
 import type { ListTarget, ObjectTarget } from '../../src/sinks/client/kubeClient.js';
 import { replayClient, type ReplayedRunLog } from '../../src/testing/replay/replayClient.js';
 import type { RecordedRun } from '../../src/testing/replay/runSteps.js';
-import type { WriteEntry } from '../../src/timeline.js';
+import type { WriteEntry } from '../../src/observe/timeline.js';
 
 const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'shop' } };
 const clusterRole: ObjectTarget = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: 'reader', namespace: '' };

@@ -13,7 +13,7 @@ import { MarbleInformers } from './marbleInformers.js';
 import { memoryClient, memoryClientInternals, type MemoryClient, type MemoryClientOptions } from '../memory/memoryClient.js';
 import { memoryRecorder, type MemoryRecorder, type RecordedEvent } from '../memory/memoryRecorder.js';
 import type { MemoryRequest } from '../memory/memoryRequest.js';
-import type { TriggerEntry } from '../../timeline.js';
+import type { TriggerEntry } from '../../observe/timeline.js';
 import { renderValue, type Pattern } from './patterns.js';
 import { expectTimeline, timelineRecorder, type Timeline, type TimelineView } from './timeline.js';
 import { checkExpected, expectInOrder, expectNone, windowEnds, type TimeWindow } from './looseExpectations.js';

@@ -1,5 +1,5 @@
 import type { ReconcileOutcome } from '../../operators/reconcileByKey.js';
-import type { TriggerEntry } from '../../timeline.js';
+import type { TriggerEntry } from '../../observe/timeline.js';
 import { describeEvent, describeEventFully, type RecordedEvent } from '../memory/memoryRecorder.js';
 import { describeRequest, describeRequestFully, type MemoryRequest } from '../memory/memoryRequest.js';
 import type { TimelineView } from './timeline.js';

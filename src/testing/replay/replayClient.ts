@@ -1,8 +1,8 @@
 import { firstValueFrom, timer, type SchedulerLike } from 'rxjs';
 import { KubeApiError } from '../../sinks/client/errors.js';
-import { addressed } from '../../controller/timelineClient.js';
+import { addressed } from '../../observe/timelineClient.js';
 import type { KubeClient, ListTarget, ObjectTarget } from '../../sinks/client/kubeClient.js';
-import type { WriteEntry } from '../../timeline.js';
+import type { WriteEntry } from '../../observe/timeline.js';
 import { splitKey } from '../../types.js';
 import { requestText, type RecordedRun, type RunStep } from './runSteps.js';
 

@@ -1,6 +1,6 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { RecordingError } from '../../controller/recording/readRecording.js';
+import { RecordingError } from '../../observe/recording/readRecording.js';
 import type { KubeObject } from '../../types.js';
 import { parseCommandLine, UsageError, type CliIo } from '../../util/cli.js';
 import { importModule, TypeScriptLoaderMissing } from '../../util/importModule.js';

@@ -1,4 +1,4 @@
-import type { EventEntry, RunEndEntry, TimelineEntry, WriteEntry } from '../../timeline.js';
+import type { EventEntry, RunEndEntry, TimelineEntry, WriteEntry } from '../../observe/timeline.js';
 import type { ObjectKey } from '../../types.js';
 
 /** One thing a run did, as a replay compares it: a request and its answer's code, an Event, or the outcome. */
