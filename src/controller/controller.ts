@@ -35,6 +35,8 @@ import type { ShardState } from '../sinks/leader/shardMembership.js';
 import type { TriggerOption } from './triggers.js';
 import type { PriorityOptions } from './priorities.js';
 import { reconcileContext, wire } from './wiring.js';
+import { checkClusterOptions, clusters } from './clusters/clusterWiring.js';
+import type { ControllerClusters } from './clusters/clusterSet.js';
 
 /** A resource a controller watches: where it lives, and what kind its objects are. */
 export interface WatchedResource extends ResourceRef {
@@ -93,6 +95,8 @@ export type ControllerStores = Readonly<Record<string, Lister>>;
 
 /** What a controller's reconcile gets besides the key. */
 export interface ControllerContext<T extends KubeObject = KubeObject> extends ReconcileContext {
+  /** With `clusters`: the key's cluster, whose objects `store`, `stores` and `client` reach. */
+  readonly cluster?: string;
   /** The namespace of the key; undefined for a cluster-scoped object. */
   readonly namespace: string | undefined;
   /** The name of the key. */
@@ -138,6 +142,15 @@ export interface ControllerOptions<T extends KubeObject> {
   kubeConfig: KubeConfig;
   /** The primary resource: its keys are what `reconcile` gets. */
   for: WatchedResource;
+  /**
+   * Reconcile the objects of several clusters (docs/multicluster.md): a
+   * record of name → KubeConfig, or an Observable of clusters joining and
+   * leaving. Keys then carry the cluster (`cluster/namespace/name`, see
+   * `clusterKey`); `ctx.client`, `ctx.store` and `ctx.stores` are the
+   * key's cluster's. `kubeConfig` is then the home cluster: it holds the
+   * Lease of `leaderElection`, and is reconciled only if listed here too.
+   */
+  clusters?: ControllerClusters;
   /** Resources this controller creates and owns (with a controller owner reference): a change reconciles the owner. */
   owns?: WatchedResource[];
   /** Other resources whose changes concern primary keys. */
@@ -327,7 +340,8 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const hub: TimelineHub = new TimelineHub(options.name, scheduler, logger, () => listenToInformers(hub, wiring.all));
   // Sharded, the primary informer lists and watches this replica's ranges, re-listing as they move.
   const cachedRanges = options.sharding !== undefined && options.sharding.cache !== 'full' ? new ReplaySubject<ShardSelection>(1) : undefined;
-  const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, informers, hub);
+  const multi = options.clusters === undefined ? undefined : clusters({ ...options, clusters: options.clusters }, { logger, scheduler, registry, identity, hub, factory: { monitor, requests } });
+  const wiring = multi?.wiring ?? wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, informers, hub);
   // What the elector said last: read by leading() and ready(), never to steer the run.
   let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
   let gate: ShardGate | undefined;
@@ -353,8 +367,8 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     ).pipe(ignoreElements());
 
     const own = { client, recorder };
-    const reconcile = (key: ObjectKey, ctx: ReconcileContext) =>
-      options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, own), logger, scheduler }));
+    const reconcile =
+      multi?.reconcile ?? ((key: ObjectKey, ctx: ReconcileContext) => options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, own), logger, scheduler })));
     const gracePeriod = options.gracePeriod ?? 30_000;
     gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod, handoff: wiring.initialTrigger,
       ...(cachedRanges !== undefined && options.sharding !== undefined ? { onRanges: shardRangesTo(cachedRanges, options.sharding.by) } : {}) });
@@ -406,7 +420,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
 
     // Not unsubscribed when the subscriber leaves: a shutdown is graceful, and runs to its end in the background.
     concat(
-      run.pipe(
+      (multi?.during(run) ?? run).pipe(
         tap((outcome) => metrics.outcome(outcome)),
         catchError((err: unknown) => {
           logger.error({ err: String(err) }, 'controller failed');
@@ -462,6 +476,7 @@ function validate<T extends KubeObject>(options: ControllerOptions<T>): void {
   if (typeof options.reconcile !== 'function') throw new TypeError(`controller "${options.name}" needs a reconcile function`);
   if (!options.kubeConfig) throw new TypeError(`controller "${options.name}" needs a kubeConfig`);
   checkControllerAccess(options);
+  checkClusterOptions(options);
   if (options.sharding !== undefined) {
     if (options.leaderElection !== undefined) throw new TypeError(`controller "${options.name}": sharding and leaderElection cannot both be set (sharding has its own Leases)`);
     validateSharding(options.name, options.sharding);
