@@ -1,4 +1,4 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { defer, from, isObservable, merge, Observable, ReplaySubject, Subject, type Subscription } from 'rxjs';
 import type { InformerFactory } from '../../informers/informerFactory.js';
 import type { Logger } from '../../logger.js';
@@ -36,10 +36,15 @@ export type ClusterEvent =
 /** `controller({ clusters })`: a fixed set of clusters by name, or an Observable of clusters joining and leaving. */
 export type ControllerClusters = Readonly<Record<string, KubeConfig | ClusterConnection>> | Observable<ClusterEvent>;
 
+/** A KubeConfig by its shape: a copy of client-node other than ours makes ones that are no `instanceof` ours. */
+function isKubeConfig(value: unknown): value is KubeConfig {
+  return value !== null && typeof value === 'object' && typeof (value as KubeConfig).getCurrentCluster === 'function' && typeof (value as KubeConfig).makeApiClient === 'function';
+}
+
 /** Why a cluster's entry is refused, or undefined. */
 function badConnection(value: unknown): string | undefined {
-  if (value instanceof KubeConfig) return undefined;
-  if (value !== null && typeof value === 'object' && (value as { kubeConfig?: unknown }).kubeConfig instanceof KubeConfig) return undefined;
+  if (isKubeConfig(value)) return undefined;
+  if (value !== null && typeof value === 'object' && isKubeConfig((value as { kubeConfig?: unknown }).kubeConfig)) return undefined;
   return 'needs a KubeConfig, or { kubeConfig, informers?, client?, recorder? }';
 }
 
@@ -152,7 +157,7 @@ export class ClusterSet<P> {
     const badGiven = badConnection(given);
     if (badGiven !== undefined) throw new TypeError(`controller "${this.controller}": clusters: cluster "${clusterName}" ${badGiven}`);
     if (before !== undefined) this.leave(connection, before);
-    const connectionOf = given instanceof KubeConfig ? { kubeConfig: given } : (given as ClusterConnection);
+    const connectionOf = isKubeConfig(given) ? { kubeConfig: given } : (given as ClusterConnection);
     const left = new ReplaySubject<void>(1);
     const abort = new AbortController();
     const cluster = {
