@@ -2,7 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { concat, finalize, map, NEVER, of, Subject, timer, type Observable, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { clusterKey, controller, silentLogger, splitClusterKey, type ClusterEvent, type ControllerClusters, type KubeClient, type KubeObject, type ListWatchEvent, type TimelineEntry } from 'rxkube';
+import { clusterKey, controller, silentLogger, splitClusterKey, type ClusterEvent, type ControllerClusters, type KubeClient, type KubeObject, type ListWatchEvent, type TimelineEntry, type TriggerOption, type TriggerValue, perObjectTimer } from 'rxkube';
 import { memoryClient, memoryRecorder, runVirtualTime } from 'rxkube/testing';
 import { MarbleInformers } from '../../src/testing/marble/marbleInformers.js';
 
@@ -29,7 +29,7 @@ interface Run {
 }
 
 /** A controller over `clusters`, each cluster's ConfigMaps scripted on the scheduler; every reconcile takes `runMs`. */
-function setUp(make: (scheduler: TestScheduler, log: string[]) => ControllerClusters, runMs = 5) {
+function setUp(make: (scheduler: TestScheduler, log: string[]) => ControllerClusters, runMs = 5, triggers: TriggerOption[] = []) {
   const scheduler = new TestScheduler(() => undefined);
   const log: string[] = [];
   const runs: Run[] = [];
@@ -38,6 +38,7 @@ function setUp(make: (scheduler: TestScheduler, log: string[]) => ControllerClus
     kubeConfig: new KubeConfig(),
     clusters: make(scheduler, log),
     for: configMaps,
+    triggers,
     scheduler,
     logger: silentLogger,
     reconcile: (key, ctx) => {
@@ -156,6 +157,26 @@ describe('controller({ clusters }) in virtual time', () => {
     s.ctl.subscribe();
     await runVirtualTime(s.scheduler, { maxTime: 100 });
     expect(entries.filter((entry) => entry.type === 'trigger').map((entry) => (entry.type === 'trigger' ? entry.key : ''))).to.deep.equal(['a/default/x']);
+  });
+
+  it('runs a trigger made by a function once per cluster on its objects, and takes cluster keys from an Observable trigger', async () => {
+    const pokes = new Subject<TriggerValue>();
+    let failure: Error | undefined;
+    const s = setUp((scheduler, log) => {
+      scheduler.schedule(() => pokes.next('b/default/y'), 30);
+      scheduler.schedule(() => pokes.next(cm('y')), 200);
+      return { a: cluster(scheduler, log, 'a', [cm('x')], 0).connection, b: cluster(scheduler, log, 'b', [cm('y')], 0).connection };
+    }, 1, [perObjectTimer(100), { name: 'poke', keys: pokes }]);
+    s.ctl.subscribe({ error: (err: Error) => (failure = err) });
+    await runVirtualTime(s.scheduler, { maxTime: 250 });
+    const runsOf = (key: string) => s.runs.filter((run) => run.key === key).map((run) => run.at);
+    // Each object on its own timer in its own cluster (a run at the start, then one per 100 ms at the key's phase), and y poked once at 30.
+    expect(runsOf('a/default/x')).to.have.length(3);
+    expect(runsOf('b/default/y')).to.have.length(4);
+    expect(runsOf('b/default/y')).to.include(30);
+    expect(s.runs.every((run) => run.key.startsWith(`${run.cluster ?? ''}/`))).to.equal(true);
+    // An object names no cluster: the trigger fails the controller, saying so.
+    expect(failure?.message).to.equal('trigger "poke" failed: it emitted an object, which names no cluster: with clusters, emit "cluster/namespace/name" (see clusterKey)');
   });
 
   it('fails with an error naming what is wrong in the clusters it is given', async () => {
