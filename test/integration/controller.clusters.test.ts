@@ -10,7 +10,7 @@ const configmaps = { group: '', version: 'v1', resource: 'configmaps', kind: 'Co
 const secrets = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespace: 'default' };
 
 /** What each reconcile writes: a Secret owned by the ConfigMap, saying which cluster the controller thought it was in. */
-function output(cluster: string, object: KubeObject): KubeObject {
+function output(cluster: string, object: KubeObject): KubeObject & { data: Record<string, string> } {
   return {
     apiVersion: 'v1',
     kind: 'Secret',

@@ -1,9 +1,9 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { concat, finalize, map, NEVER, of, Subject, timer, type Observable, type SchedulerLike } from 'rxjs';
+import { concat, finalize, from, map, NEVER, of, Subject, timer, type Observable, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { clusterKey, controller, silentLogger, splitClusterKey, type ClusterEvent, type ControllerClusters, type KubeClient, type KubeObject, type ListWatchEvent, type TimelineEntry, type TriggerOption, type TriggerValue, perObjectTimer } from 'rxkube';
-import { memoryClient, memoryRecorder, runVirtualTime } from 'rxkube/testing';
+import { clusterKey, controller, silentLogger, splitClusterKey, type ClusterEvent, type ControllerClusters, type KubeClient, type KubeObject, type ListWatchEvent, type TriggerOption, type TriggerValue, perObjectTimer } from 'rxkube';
+import { memoryClient, memoryRecorder, runVirtualTime, type TimelineEntry } from 'rxkube/testing';
 import { MarbleInformers } from '../../src/testing/marble/marbleInformers.js';
 
 const configMaps = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap' };
@@ -12,7 +12,7 @@ const cm = (name: string, rv = '1'): KubeObject => ({ apiVersion: 'v1', kind: 'C
 /** A list of `objects` that is complete at `syncAt` (virtual ms), then a watch that stays open; `log` hears when it is subscribed and closed. */
 function source(scheduler: SchedulerLike, objects: KubeObject[], syncAt: number, log: string[], name: string, later: Observable<ListWatchEvent> = NEVER): Observable<ListWatchEvent> {
   return concat(
-    of<ListWatchEvent>({ type: 'Restart' }, ...objects.map((object): ListWatchEvent => ({ type: 'Listed', object }))),
+    from<ListWatchEvent[]>([{ type: 'Restart' }, ...objects.map((object): ListWatchEvent => ({ type: 'Listed', object }))]),
     timer(syncAt, scheduler).pipe(map((): ListWatchEvent => ({ type: 'Synced', resourceVersion: '1' }))),
     later,
   ).pipe(finalize(() => log.push(`${name} closed at ${scheduler.now()}`)));
@@ -184,7 +184,7 @@ describe('controller({ clusters }) in virtual time', () => {
     expect(() => controller({ ...base, clusters: { 'a/b': new KubeConfig() } })).to.throw(TypeError, 'cluster name "a/b" holds a "/"');
     expect(() => controller({ ...base, clusters: { a: {} as KubeConfig } })).to.throw(TypeError, 'cluster "a" needs a KubeConfig');
     expect(() => controller({ ...base, clusters: { a: new KubeConfig() }, client: memoryClient() })).to.throw(TypeError, 'client is of one cluster');
-    expect(() => controller({ ...base, clusters: { a: new KubeConfig() }, sharding: {} })).to.throw(TypeError, 'sharding and clusters cannot both be set');
+    expect(() => controller({ ...base, clusters: { a: new KubeConfig() }, sharding: { replicas: 2, by: 'uid' } })).to.throw(TypeError, 'sharding and clusters cannot both be set');
     const scheduler = new TestScheduler(() => undefined);
     const bad = controller({ ...base, scheduler, clusters: of({ type: 'Joined', name: '' } as unknown as ClusterEvent) });
     let failure: Error | undefined;
