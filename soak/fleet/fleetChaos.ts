@@ -49,6 +49,20 @@ export interface FleetReport {
 const NAME = 'fleet-mirror';
 
 /**
+ * What is wrong with a run of `key` given this context, when the clusters
+ * joined now (with the clients they joined with) are `joined`: a context
+ * of another cluster, a client that is not its cluster's, or a cluster
+ * that is not joined. Undefined when all is right.
+ */
+export function isolationProblem(key: string, ctx: { cluster?: string | undefined; client: KubeClient }, joined: ReadonlyMap<string, KubeClient>): string | undefined {
+  const { cluster } = splitClusterKey(key);
+  if (!joined.has(cluster)) return `${key}: a run started while cluster ${cluster} was not joined`;
+  if (ctx.cluster !== cluster) return `${key}: ran with the context of cluster ${ctx.cluster ?? '(none)'}`;
+  if (ctx.client !== joined.get(cluster)) return `${key}: ran with a client that is not cluster ${cluster}'s`;
+  return undefined;
+}
+
+/**
  * Many clusters under chaos: one mirror controller (`controller({ clusters
  * })`) over two embedded API servers, `east` (the soak's main server, also
  * the home cluster) and `west` (a server of its own, with faults of its
@@ -106,7 +120,6 @@ export class FleetChaos {
     }
     for (const w of this.workloads) w.seed();
     const guarded = chaoticReconcile<ConfigMap>(NAME, (key, ctx) => reconcileMirror(splitClusterKey(key).key, ctx), this.options.chaos, this.options.guard, random, {
-      onStart: (key) => this.checkRun(key),
     });
     this.ctl = controller<ConfigMap>({
       name: NAME,
@@ -119,10 +132,8 @@ export class FleetChaos {
       signal: this.stop.signal,
       gracePeriod: 5_000,
       reconcile: async (key, ctx) => {
-        const { cluster } = splitClusterKey(key);
-        if (ctx.cluster !== cluster || ctx.client !== this.joined.get(cluster)) {
-          this.options.violations.record('cluster-isolation', `${key}: ran with the context of cluster ${ctx.cluster ?? '(none)'}${ctx.client !== this.joined.get(cluster) ? ", and a client that is not its cluster's" : ''}`);
-        }
+        const problem = isolationProblem(key, ctx, this.joined);
+        if (problem !== undefined) this.options.violations.record('cluster-isolation', problem);
         return guarded(key, ctx);
       },
     });
@@ -227,10 +238,5 @@ export class FleetChaos {
     const client = kubeClient(kubeConfig, { fieldManager: NAME, logger: silentLogger });
     this.joined.set(name, client);
     this.events.next({ type: 'Joined', name, cluster: { kubeConfig, client } });
-  }
-
-  private checkRun(key: string): void {
-    const { cluster } = splitClusterKey(key);
-    if (!this.joined.has(cluster)) this.options.violations.record('cluster-isolation', `${key}: a run started while cluster ${cluster} was not joined`);
   }
 }
