@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { concat, finalize, from, map, NEVER, of, Subject, timer, type Observable, type SchedulerLike } from 'rxjs';
+import { concat, finalize, from, fromEvent, map, NEVER, of, raceWith, Subject, timer, type Observable, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { clusterKey, controller, silentLogger, splitClusterKey, type ClusterEvent, type ControllerClusters, type KubeClient, type KubeObject, type ListWatchEvent, type TriggerOption, type TriggerValue, perObjectTimer } from 'rxkube';
 import { memoryClient, memoryRecorder, runVirtualTime, type TimelineEntry } from 'rxkube/testing';
@@ -45,7 +45,9 @@ function setUp(make: (scheduler: TestScheduler, log: string[]) => ControllerClus
       const run: Run = { key, cluster: ctx.cluster, at: scheduler.now(), object: ctx.object?.metadata.name, client: ctx.client, storeKeys: ctx.store.keys() };
       runs.push(run);
       ctx.signal.addEventListener('abort', () => (run.aborted = scheduler.now()));
-      return timer(runMs, scheduler).pipe(map(() => undefined));
+      // A run that stops when its signal aborts, failing with the reason, as a request given the signal does.
+      const aborted = fromEvent(ctx.signal, 'abort').pipe(map(() => { throw ctx.signal.reason; }));
+      return timer(runMs, scheduler).pipe(map(() => undefined), raceWith(aborted));
     },
   });
   return { scheduler, log, runs, ctl };
@@ -134,9 +136,12 @@ describe('controller({ clusters }) in virtual time', () => {
     expect(a.map((run) => [run.key, run.at, run.aborted])).to.deep.equal([['a/default/x', 0, 10]]);
     // a's waiting key y never reaches the reconcile; b's keys run, its later change too.
     expect(s.runs.filter((run) => run.cluster === 'b').map((run) => run.key)).to.deep.equal(['b/default/z', 'b/default/z']);
-    expect(outcomes).to.include('a/default/y success');
+    // Neither the aborted run nor the waiting key is an error to retry: the cluster is gone.
+    expect(outcomes.filter((outcome) => outcome.startsWith('a/'))).to.deep.equal(['a/default/x success', 'a/default/y success']);
     expect(s.ctl.store.keys()).to.deep.equal(['b/default/z']);
     expect(clustersGauge.join('')).to.contain('rxkube_clusters{controller="fleet"} 1');
+    // A departed cluster's series are gone, and its last runs do not bring them back.
+    expect(await s.ctl.registry.getSingleMetricAsString('rxkube_cluster_reconcile_total')).not.to.contain('cluster="a"');
   });
 
   it('counts outcomes per cluster in rxkube_cluster_reconcile_total, and controller-runtime\'s families keep their labels', async () => {

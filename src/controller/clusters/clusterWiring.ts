@@ -1,8 +1,8 @@
-import { catchError, concat, defer, first, from, ignoreElements, isObservable, map, merge, mergeMap, type Observable, of, type SchedulerLike, switchMap, take, takeUntil, tap, throwError } from 'rxjs';
+import { catchError, concat, defer, EMPTY, first, from, ignoreElements, isObservable, map, merge, mergeMap, type Observable, of, type SchedulerLike, switchMap, take, takeUntil, tap, throwError } from 'rxjs';
 import { InformerFactory, type Informer, type InformerFactoryOptions } from '../../informers/informerFactory.js';
 import type { Logger } from '../../logger.js';
 import type { KeyTrigger, ReconcileOutcome } from '../../operators/reconcileByKey.js';
-import type { ReconcileContext } from '../../operators/reconciler.js';
+import type { ReconcileContext, ReconcileResult } from '../../operators/reconciler.js';
 import { kubeClient, type KubeClient } from '../../sinks/client/kubeClient.js';
 import { eventRecorder, type EventRecorder } from '../../sinks/events/eventRecorder.js';
 import { clusterMetrics } from '../../sinks/metrics/clusterMetrics.js';
@@ -44,6 +44,34 @@ export interface Clusters<T extends KubeObject> {
   reconcile(key: ObjectKey, ctx: ReconcileContext): ReturnType<ControllerOptions<T>['reconcile']>;
   /** `run`, the clusters followed from its start to its end (then each leaves, its own recorder closed), outcomes counted per cluster. */
   during(run: Observable<ReconcileOutcome>): Observable<ReconcileOutcome>;
+}
+
+type ReconcileReturn = ReturnType<ControllerOptions<KubeObject>['reconcile']>;
+
+/**
+ * `run()`'s result, except that a failure once `left` has aborted is no
+ * failure: the run of a key whose cluster left ends quietly (`told`), as
+ * its waiting keys do, instead of as an error to retry against a cluster
+ * that is gone. Whatever the reconcile returns (a value, a promise, an
+ * Observable, a promise of one) keeps its form.
+ */
+function quietOnLeave(run: () => ReconcileReturn, left: AbortSignal, told: () => void): ReconcileReturn {
+  const quiet = (err: unknown) => {
+    if (!left.aborted) throw err;
+    told();
+    return undefined;
+  };
+  type Outcome = ReconcileResult | void;
+  const observed = (value: Outcome | Observable<Outcome>): Outcome | Observable<Outcome> =>
+    isObservable(value) ? value.pipe(catchError((err: unknown) => (quiet(err), EMPTY))) : value;
+  let result: ReconcileReturn;
+  try {
+    result = run();
+  } catch (err) {
+    return quiet(err);
+  }
+  if (result instanceof Promise) return result.then(observed, quiet);
+  return observed(result);
 }
 
 /** Refuses what a multi-cluster controller cannot take: options that stand for one cluster, and sharding (not across clusters yet). */
@@ -163,7 +191,7 @@ export function clusters<T extends KubeObject>(options: ControllerOptions<T> & {
       reconcileContext({ signal, attempt: ctx.attempt, key: inner }, cluster.parts.wiring, { client, recorder, logger: cluster.parts.logger, scheduler }),
       { key, cluster: name },
     );
-    return options.reconcile(key, context);
+    return quietOnLeave(() => options.reconcile(key, context), cluster.signal, () => logger.debug({ key, cluster: name }, 'the cluster of this key left during its run: the run ends, not retried'));
   };
 
   const during = (run: Observable<ReconcileOutcome>): Observable<ReconcileOutcome> =>
@@ -172,7 +200,11 @@ export function clusters<T extends KubeObject>(options: ControllerOptions<T> & {
       const disconnect = defer(() => from(set.disconnect())).pipe(ignoreElements());
       return concat(
         run.pipe(
-          tap((outcome) => metrics.outcome(outcome.key.slice(0, outcome.key.indexOf('/')), outcome.result)),
+          tap((outcome) => {
+            const name = outcome.key.slice(0, outcome.key.indexOf('/'));
+            // A departed cluster's last runs are not counted: its series are gone, and stay gone.
+            if (set.get(name) !== undefined) metrics.outcome(name, outcome.result);
+          }),
           catchError((err: unknown) => concat(disconnect, throwError(() => err))),
         ),
         disconnect,
