@@ -162,6 +162,8 @@ describe('controller({ clusters }) in virtual time', () => {
     s.ctl.subscribe();
     await runVirtualTime(s.scheduler, { maxTime: 100 });
     expect(entries.filter((entry) => entry.type === 'trigger').map((entry) => (entry.type === 'trigger' ? entry.key : ''))).to.deep.equal(['a/default/x']);
+    // Subscribed before the controller started, the timeline still hears the informers of the clusters that joined with it.
+    expect(entries.filter((entry) => entry.type === 'informer').length).to.be.at.least(3);
   });
 
   it('runs a trigger made by a function once per cluster on its objects, and takes cluster keys from an Observable trigger', async () => {

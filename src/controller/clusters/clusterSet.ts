@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defer, from, isObservable, merge, Observable, ReplaySubject, Subject, type Subscription } from 'rxjs';
+import { defer, EMPTY, from, isObservable, merge, type Observable, ReplaySubject, Subject, type Subscription } from 'rxjs';
 import type { InformerFactory } from '../../informers/informerFactory.js';
 import type { Logger } from '../../logger.js';
 import type { KubeClient } from '../../sinks/client/kubeClient.js';
@@ -74,7 +74,8 @@ export interface JoinedCluster<P> {
 
 interface Connection<P> {
   readonly current: Map<string, JoinedCluster<P> & { readonly leave: () => void }>;
-  readonly joins: Subject<JoinedCluster<P>>;
+  /** Errors when the source of clusters fails (or an event is no cluster). */
+  readonly failed: ReplaySubject<never>;
   subscription: Subscription | undefined;
 }
 
@@ -87,6 +88,8 @@ interface Connection<P> {
  */
 export class ClusterSet<P> {
   private connection: Connection<P> | undefined;
+  /** Every join, of every connection: who listens before a run starts (the timeline of a recording) hears the clusters it brings. */
+  private readonly joins = new Subject<JoinedCluster<P>>();
 
   constructor(
     private readonly controller: string,
@@ -107,25 +110,25 @@ export class ClusterSet<P> {
     return [...(this.connection?.current.values() ?? [])];
   }
 
-  /** Every cluster joined now, then each as it joins (nothing while not connected); errors when the source of clusters fails. */
-  readonly clusters: Observable<JoinedCluster<P>> = defer(() => (this.connection === undefined ? from([]) : merge(from(this.all()), this.connection.joins)));
+  /** Every cluster joined now, then each as it joins (in this run and later ones); errors when the source of clusters of the run under way fails. */
+  readonly clusters: Observable<JoinedCluster<P>> = defer(() => merge(from(this.all()), this.joins, this.connection?.failed ?? EMPTY));
 
   /** Starts following the events of clusters; the clusters known at once (a fixed set) have joined when it returns. */
   connect(): void {
     if (this.connection !== undefined) return;
     const current: Connection<P>['current'] = new Map();
-    const joins = new Subject<JoinedCluster<P>>();
-    const connection: Connection<P> = { current, joins, subscription: undefined };
+    const failed = new ReplaySubject<never>(1);
+    const connection: Connection<P> = { current, failed, subscription: undefined };
     this.connection = connection;
     connection.subscription = this.events.subscribe({
       next: (event) => {
         try {
           this.apply(connection, event);
         } catch (err) {
-          joins.error(err);
+          failed.error(err);
         }
       },
-      error: (err: unknown) => joins.error(new Error(`controller "${this.controller}": its clusters failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err })),
+      error: (err: unknown) => failed.error(new Error(`controller "${this.controller}": its clusters failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err })),
     });
   }
 
@@ -137,7 +140,7 @@ export class ClusterSet<P> {
     connection.subscription?.unsubscribe();
     const leaving = [...connection.current.values()];
     connection.current.clear();
-    connection.joins.complete();
+    connection.failed.complete();
     this.onChange(0);
     await Promise.all(leaving.map((cluster) => this.end(cluster)));
   }
@@ -174,7 +177,7 @@ export class ClusterSet<P> {
     connection.current.set(clusterName, cluster);
     this.logger.info({ cluster: clusterName, clusters: connection.current.size }, 'cluster joined');
     this.onChange(connection.current.size);
-    connection.joins.next(cluster);
+    this.joins.next(cluster);
   }
 
   private leave(connection: Connection<P>, cluster: JoinedCluster<P> & { readonly leave: () => void }): void {
