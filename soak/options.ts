@@ -94,7 +94,7 @@ export const soakDefaults: Omit<SoakOptions, 'seed' | 'progress'> = {
   historyWindow: 10_000,
   leader: { replicas: 3, factor: 5, rate: 5, sources: 20, meanPauseIntervalMs: 3_000 },
   sharded: undefined,
-  fleet: { sources: 30, rate: 10, meanChurnIntervalMs: 6_000 },
+  fleet: { sources: 20, rate: 5, meanChurnIntervalMs: 6_000 },
   progressMs: 10_000,
   sampleMs: 5_000,
 };
