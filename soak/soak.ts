@@ -151,6 +151,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         faults: options.faults,
         historyWindow: options.historyWindow,
         concurrency: options.concurrency,
+        watchBackoffMaxMs: options.watchBackoffMaxMs,
         workload: { httpShare: 0, maxHttpInFlight: options.maxHttpInFlight, freshShare: options.freshShare, freshLive: options.freshLive, touched },
         onOutcome,
         onEnded,

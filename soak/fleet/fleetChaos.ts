@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Subject } from 'rxjs';
-import { controller, kubeClient, silentLogger, splitClusterKey, type ClusterEvent, type Controller, type KubeClient, type Lister, type ReconcileOutcome } from 'rxkube';
+import { controller, InformerFactory, kubeClient, silentLogger, splitClusterKey, type ClusterEvent, type Controller, type KubeClient, type Lister, type ReconcileOutcome } from 'rxkube';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { chaoticReconcile, type InFlightGuard, type ReconcileChaos } from '../chaosReconcile.js';
 import { FaultInjector, type FaultStats, type FaultWeather } from '../faultInjector.js';
@@ -31,6 +31,8 @@ export interface FleetChaosOptions {
   faults: FaultWeather;
   historyWindow: number;
   concurrency: number;
+  /** The informers' longest backoff, as the main controllers' (see the README: the default keeps an informer dark for most of a round). */
+  watchBackoffMaxMs: number;
   workload: Pick<WorkloadOptions, 'httpShare' | 'maxHttpInFlight' | 'freshShare' | 'freshLive' | 'touched'>;
   onOutcome: (controller: string, outcome: ReconcileOutcome) => void;
   onEnded: (controller: string, how: string) => void;
@@ -234,9 +236,10 @@ export class FleetChaos {
   }
 
   private join(name: string, kubeConfig: KubeConfig): void {
-    // A client of our own, so that each run can be checked to get its cluster's.
+    // A client of our own, so that each run can be checked to get its cluster's; informers with the soak's backoff and pages.
     const client = kubeClient(kubeConfig, { fieldManager: NAME, logger: silentLogger });
+    const informers = new InformerFactory(kubeConfig, { logger: silentLogger, pageSize: 100, backoff: { maxMs: this.options.watchBackoffMaxMs } });
     this.joined.set(name, client);
-    this.events.next({ type: 'Joined', name, cluster: { kubeConfig, client } });
+    this.events.next({ type: 'Joined', name, cluster: { kubeConfig, client, informers } });
   }
 }
