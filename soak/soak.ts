@@ -141,7 +141,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       fleet = new FleetChaos({
         home: api,
         namespace: FLEET,
-        random,
+        // A stream of its own: the fleet leaves the main scenario's faults and workload as a seed gives them without it.
+        random: seededRandom(options.seed + 1),
         violations,
         guard,
         chaos,
