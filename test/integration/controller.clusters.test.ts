@@ -68,6 +68,7 @@ describe('controller({ clusters }) against two embedded API servers', () => {
         expect(splitClusterKey(key).cluster).to.equal(ctx.cluster);
         if (ctx.object === undefined) return;
         await ctx.client.apply(output(ctx.cluster ?? '', ctx.object), { signal: ctx.signal });
+        ctx.recorder.record(ctx.object, { type: 'Normal', reason: 'Mirrored', action: 'Apply', note: `in ${ctx.cluster ?? ''}` });
       },
     });
     ctl.subscribe({ next: (o) => outcomes.push(o), error: (err: unknown) => (failures.push(err), done()), complete: () => done() });
@@ -97,6 +98,12 @@ describe('controller({ clusters }) against two embedded API servers', () => {
     const leases = async (kc: KubeConfig) => (await kc.makeApiClient(CoordinationV1Api).listNamespacedLease({ namespace: 'default' })).items.map((lease) => lease.spec?.holderIdentity);
     expect(await leases(eastKc)).to.deep.equal(['only']);
     expect(await leases(westKc)).to.deep.equal([]);
+    // Events too go to the object's own cluster.
+    const events = { group: 'events.k8s.io', version: 'v1', resource: 'events', namespace: 'default' };
+    const notes = (server: ApiServer) => server.snapshot(events).map((event) => `${String((event as { regarding?: { name?: string } }).regarding?.name)} ${String((event as { note?: string }).note)}`).sort();
+    await waitFor(() => notes(east).length === 1 && notes(west).length === 3, 'an Event per reconciled ConfigMap in its cluster');
+    expect(notes(east)).to.deep.equal(['web in east']);
+    expect(notes(west)).to.deep.equal(['cache in west', 'db in west', 'web in west']);
     expect(failures).to.deep.equal([]);
   });
 
