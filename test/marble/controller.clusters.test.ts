@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { concat, finalize, from, fromEvent, map, NEVER, of, raceWith, Subject, timer, type Observable, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { clusterKey, controller, silentLogger, splitClusterKey, type ClusterEvent, type ControllerClusters, type KubeClient, type KubeObject, type ListWatchEvent, type TriggerOption, type TriggerValue, perObjectTimer } from 'rxkube';
-import { memoryClient, memoryRecorder, runVirtualTime, type TimelineEntry } from 'rxkube/testing';
+import { inMemoryLeaseClient, memoryClient, memoryRecorder, runVirtualTime, type TimelineEntry } from 'rxkube/testing';
 import { MarbleInformers } from '../../src/testing/marble/marbleInformers.js';
 
 const configMaps = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap' };
@@ -215,5 +215,41 @@ describe('clusterKey and splitClusterKey', () => {
     expect(() => splitClusterKey('a/b/c/d')).to.throw('cannot split cluster key "a/b/c/d"');
     expect(() => clusterKey('a/b', 'default/web')).to.throw('holds a "/"');
     expect(() => clusterKey('a', 'x/y/z')).to.throw('cannot split key');
+  });
+});
+
+describe('controller({ clusters }) with leader election, in virtual time', () => {
+  it('leads for every cluster at once: one replica reconciles both clusters, and the other takes all of them over when it stops', async () => {
+    const scheduler = new TestScheduler(() => undefined);
+    const leases = inMemoryLeaseClient({ scheduler, latency: 1 });
+    const log: string[] = [];
+    const runs: { replica: string; key: string; at: number }[] = [];
+    const stops: Record<string, AbortController> = { one: new AbortController(), two: new AbortController() };
+    const replica = (identity: string) =>
+      controller<KubeObject>({
+        name: 'fleet',
+        kubeConfig: new KubeConfig(),
+        clusters: { a: cluster(scheduler, log, `${identity}-a`, [cm('x')], 0).connection, b: cluster(scheduler, log, `${identity}-b`, [cm('y')], 0).connection },
+        for: configMaps,
+        scheduler,
+        logger: silentLogger,
+        signal: stops[identity]?.signal,
+        leaderElection: { lease: 'default/fleet', identity, client: leases },
+        reconcile: (key) => void runs.push({ replica: identity, key, at: scheduler.now() }),
+      });
+    replica('one').subscribe();
+    // The second replica starts a moment later: the first takes the free Lease.
+    scheduler.schedule(() => replica('two').subscribe(), 10);
+    scheduler.schedule(() => stops.one?.abort(), 60_000);
+    scheduler.schedule(() => stops.two?.abort(), 100_000);
+    await runVirtualTime(scheduler, { until: 120_000 });
+    const of = (who: string) => runs.filter((run) => run.replica === who).map((run) => run.key).sort();
+    expect(of('one')).to.deep.equal(['a/default/x', 'b/default/y']);
+    // Released at the stop, the Lease goes to the standby, which reconciles every cluster from its caches.
+    expect(of('two')).to.deep.equal(['a/default/x', 'b/default/y']);
+    expect(Math.min(...runs.filter((run) => run.replica === 'two').map((run) => run.at))).to.be.at.least(60_000);
+    // Each stop released the Lease (client-go's ReleaseOnCancel), the second after the first had given it over.
+    expect(leases.lease('default', 'fleet')?.spec?.holderIdentity ?? '').to.equal('');
+    expect(leases.calls.create).to.equal(1);
   });
 });
