@@ -138,7 +138,7 @@ export type ControllerReconciler<T extends KubeObject> = (
 export interface ControllerOptions<T extends KubeObject> {
   /** Names the controller in metrics, logs, Events and as the field manager. */
   name: string;
-  /** Where the cluster is and how to authenticate (client-node's `KubeConfig`). */
+  /** Where the cluster is and how to authenticate (client-node's `KubeConfig`); with `clusters`, the home cluster, which holds the Lease. */
   kubeConfig: KubeConfig;
   /** The primary resource: its keys are what `reconcile` gets. */
   for: WatchedResource;
