@@ -58,6 +58,12 @@ export interface SoakOptions {
   leader: { replicas: number; factor: number; rate: number; sources: number; meanPauseIntervalMs: number } | undefined;
   /** The sharding scenario (`--sharded`, in the leader scenario's namespace and instead of it), or undefined for none. */
   sharded?: { replicas: number; factor: number; rate: number; sources: number; meanFaultIntervalMs: number } | undefined;
+  /**
+   * The many-clusters scenario (`FleetChaos`): one mirror controller over
+   * the main server and a second one, `west` leaving and joining again
+   * every `meanChurnIntervalMs` on average while faults run; or undefined for none.
+   */
+  fleet?: { sources: number; rate: number; meanChurnIntervalMs: number } | undefined;
   /** Progress lines, about every `progressMs`. */
   progress: (line: string) => void;
   progressMs: number;
@@ -88,6 +94,7 @@ export const soakDefaults: Omit<SoakOptions, 'seed' | 'progress'> = {
   historyWindow: 10_000,
   leader: { replicas: 3, factor: 5, rate: 5, sources: 20, meanPauseIntervalMs: 3_000 },
   sharded: undefined,
+  fleet: { sources: 20, rate: 5, meanChurnIntervalMs: 6_000 },
   progressMs: 10_000,
   sampleMs: 5_000,
 };

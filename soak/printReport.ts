@@ -53,6 +53,13 @@ export function formatReport(report: SoakReport, file?: string): string {
         `every slot owned ${h.ownedWithinMs.map((x) => `${x} ms`).join(', ') || '-'} after each calm began (bound ${h.ownershipBoundMs} replica ms)`,
     );
   }
+  if (report.fleet) {
+    const f = report.fleet;
+    add(
+      `clusters     one controller over ${f.clusters.join(' and ')}; west left ${f.leaves} times and joined again ${f.joins} times; ` +
+        `reconciles ${counts(f.reconcilesByCluster)}; west's faults ${counts(f.westFaults.injected)}`,
+    );
+  }
   const m = report.memory;
   add(
     `memory       heap after GC ${m.baselineMB ?? '-'} MB (round ${m.baselineRound ?? '-'}) → ${m.finalMB ?? '-'} MB: ` +

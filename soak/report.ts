@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import type { EventRecorderStats } from '../src/sinks/events/eventRecorder.js';
 import type { LeaderReport } from './leader/leaderChaos.js';
 import type { ShardReport } from './shard/shardChaos.js';
+import type { FleetReport } from './fleet/fleetChaos.js';
 import type { FaultStats } from './faultInjector.js';
 import type { HeapCheck } from './invariants/heap.js';
 import type { MemorySample, MemorySampler } from './memorySampler.js';
@@ -46,6 +47,7 @@ export interface ReportInput {
   sources: SourceStats;
   leader: LeaderReport | undefined;
   shard: ShardReport | undefined;
+  fleet: FleetReport | undefined;
   memory: MemorySampler;
   watches: number;
   expiredEvents: number;
@@ -79,6 +81,8 @@ export interface SoakReport {
   openWatches: number;
   leader: LeaderReport | undefined;
   shard: ShardReport | undefined;
+  /** The many-clusters scenario: its clusters, churn and reconciles per cluster. */
+  fleet: FleetReport | undefined;
   memory: HeapCheck & { samples: MemorySample[]; peakRssMB: number; eventLoopDelayMs: { p50: number; p99: number; max: number } };
   invariants: Record<Invariant, { rule: string; violations: number }>;
   violations: { total: number; samples: ViolationSample[] };
@@ -145,6 +149,7 @@ export function buildReport(input: ReportInput): SoakReport {
     openWatches: input.watches,
     leader,
     shard: input.shard,
+    fleet: input.fleet,
     memory: {
       ...input.heap,
       samples: thin(memory.samples, 120),

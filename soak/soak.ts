@@ -14,6 +14,7 @@ import { watchProcessErrors } from './invariants/processErrors.js';
 import { storeDifferences } from './invariants/storesMatch.js';
 import { LeaderChaos } from './leader/leaderChaos.js';
 import { ShardChaos } from './shard/shardChaos.js';
+import { FleetChaos } from './fleet/fleetChaos.js';
 import { MemorySampler, mb } from './memorySampler.js';
 import type { SoakOptions } from './options.js';
 import { OutcomeCounter } from './outcomes.js';
@@ -26,6 +27,7 @@ import { resources, Workload } from './workload.js';
 /** The namespace of the three controllers, and that of the leader-election scenario. */
 export const MAIN = 'soak';
 export const LEADER = 'soak-leader';
+export const FLEET = 'soak-fleet';
 
 /** What the server holds, counted at each calm phase. */
 const counted = {
@@ -63,11 +65,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let controllers: SoakControllers | undefined;
   let leader: LeaderChaos | undefined;
   let shard: ShardChaos | undefined;
+  let fleet: FleetChaos | undefined;
   let workloads: Workload[] = [];
   let faults: FaultInjector | undefined;
   let eventTtl: EventTtl | undefined;
   let phase = 'setup';
-  let gathered: Pick<ReportInput, 'heap' | 'faults' | 'workloads' | 'convergence' | 'sources' | 'leader' | 'shard' | 'watches' | 'expiredEvents'> | undefined;
+  let gathered: Pick<ReportInput, 'heap' | 'faults' | 'workloads' | 'convergence' | 'sources' | 'leader' | 'shard' | 'fleet' | 'watches' | 'expiredEvents'> | undefined;
   sampler.start();
   try {
     // Bookmarks every 5 s rather than kube's 60 s, so that resuming from a bookmark's resourceVersion is exercised too.
@@ -134,23 +137,48 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       });
       shard.start();
     }
+    if (options.fleet) {
+      fleet = new FleetChaos({
+        home: api,
+        namespace: FLEET,
+        // A stream of its own: the fleet leaves the main scenario's faults and workload as a seed gives them without it.
+        random: seededRandom(options.seed + 1),
+        violations,
+        guard,
+        chaos,
+        sources: options.fleet.sources,
+        rate: options.fleet.rate,
+        meanChurnIntervalMs: options.fleet.meanChurnIntervalMs,
+        faults: options.faults,
+        historyWindow: options.historyWindow,
+        concurrency: options.concurrency,
+        watchBackoffMaxMs: options.watchBackoffMaxMs,
+        workload: { httpShare: 0, maxHttpInFlight: options.maxHttpInFlight, freshShare: options.freshShare, freshLive: options.freshLive, touched },
+        onOutcome,
+        onEnded,
+      });
+      await fleet.start();
+      workloads.push(...fleet.workloads);
+    }
     faults = new FaultInjector(api, random, options.faults);
     eventTtl = new EventTtl(api, options.eventTtlMs);
     eventTtl.start();
 
-    const views = (): ClusterView[] => [clusterView(api, MAIN, true), ...(leader || shard ? [clusterView(api, LEADER, false)] : [])];
+    const views = (): ClusterView[] => [clusterView(api, MAIN, true), ...(leader || shard ? [clusterView(api, LEADER, false)] : []), ...(fleet ? [clusterView(api, FLEET, false)] : [])];
     const names = {
       [MAIN]: { mirror: range(options.sources).map(sourceName), autoscaler: range(options.apps).map(appName), rollout: range(options.apps).map(appName) },
       [LEADER]: { mirror: range(second?.sources ?? 0).map(sourceName) },
     };
-    const unconverged = (): string[] =>
-      views().flatMap((view) =>
+    const unconverged = (): string[] => [
+      ...(fleet?.unconverged(fleet.names()) ?? []),
+      ...views().filter((view) => view.namespace !== FLEET).flatMap((view) =>
         allSubjects(view, names[view.namespace as typeof MAIN] ?? {}).flatMap((id) => {
           const { kind, name } = parseSubject(id);
           const problem = subjectProblem(view, kind, name);
           return problem === undefined ? [] : [`${id}: ${problem}`];
         }),
-      );
+      ),
+    ];
     const storeMismatches = (): string[] => {
       const all = [...controllers!.all.map((c) => ({ c, ns: MAIN })), ...(leader?.controllers ?? []).map((c) => ({ c, ns: LEADER })), ...(shard?.controllers ?? []).map((c) => ({ c, ns: LEADER }))];
       // Controllers sharing an informer show one store (one Lister) under their own names: compare it once.
@@ -164,10 +192,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           for (const d of storeDifferences(store, api.snapshot(ref)).slice(0, 5)) out.push(`${c.name} store ${name}: ${d}`);
         }
       }
-      return out;
+      return [...out, ...(fleet?.storeMismatches() ?? [])];
     };
 
-    await waitUntil(() => controllers!.synced() && (leader?.leading() ?? true) && (shard?.leading() ?? true), 60_000);
+    await waitUntil(() => controllers!.synced() && (leader?.leading() ?? true) && (shard?.leading() ?? true) && (fleet?.synced() ?? true), 60_000);
     timers.push(setInterval(() => tracker.sweep(views()), 250));
     let last = { at: Date.now(), reconciles: 0, ops: 0 };
     timers.push(
@@ -196,6 +224,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       faults.start();
       leader?.startPausing();
       shard?.startPausing();
+      fleet?.startFaults();
       for (const w of workloads) w.start();
       await sleep(length);
       // Calm: no writes, no faults; everything must converge.
@@ -204,6 +233,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       faults.stop();
       leader?.stopPausing();
       shard?.stopPausing();
+      fleet?.stopFaults();
       chaos.failureRate = 0;
       const calmStart = performance.now();
       // With convergenceStallMs, the bound is progress: the phase goes on while reconciles run or
@@ -270,6 +300,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       sources: controllers.sources,
       leader: leader?.report(),
       shard: shard?.report(),
+      fleet: fleet?.report(),
       watches: api.openWatches(),
       expiredEvents: eventTtl.expired,
     };
@@ -280,6 +311,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     eventTtl?.stop();
     await leader?.close();
     await shard?.close();
+    await fleet?.close();
     await controllers?.close();
     await server?.close();
     sampler.stop();

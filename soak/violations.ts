@@ -8,6 +8,7 @@ export const INVARIANTS = {
   'heap-growth': 'heap after GC at the end within 20 % of its level after the first minute (and compared at all: two calm phases at least)',
   'controller-ended': 'no controller errors or completes on its own',
   'unexpected-reconcile-error': 'no reconcile fails with an error that was neither injected nor an answer of the API server',
+  'cluster-isolation': 'many clusters: every run of a key has its own cluster\'s context and client, and starts only while that cluster is joined',
   'leader-overlap': 'never two leader-elected replicas reconciling at once',
   'shard-ownership': 'sharded: once the faults stop, every slot has exactly one owner among the running replicas',
   'leader-takeover': 'a new leader takes over no sooner than the lease duration after the last renewal, and on its first try after the lease expired in its eyes; only the holder clears the lease',

@@ -87,6 +87,8 @@ export { leaderElection } from './sinks/leader/leaderElection.js';
 export { controller, type Controller, type ControllerContext, type ControllerOptions, type ControllerReconciler, type ControllerStores, type TypedResource, type WatchedResource } from './controller/controller.js';
 export { runController, type RunningController } from './controller/runController.js';
 export { perObjectTimer, TriggerError } from './controller/triggers.js';
+export { clusterKey, splitClusterKey, type ClusterKey } from './controller/clusters/clusterKeys.js';
+export type { ClusterConnection, ClusterEvent, ControllerClusters } from './controller/clusters/clusterSet.js';
 export type { ControllerWebhooks } from './controller/controllerWebhooks.js';
 export { runPipeline, type Pipeline, type PipelineContext, type RunningPipeline, type RunPipelineOptions } from './controller/runPipeline.js';
 

@@ -19,6 +19,7 @@ import { readYourWrites, readYourWritesOption } from './readYourWrites.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
 import type { ShardGate } from './sharding.js';
 import { wire } from './wiring.js';
+import { checkClusterOptions, clusters } from './clusters/clusterWiring.js';
 
 export type { ControllerOptions, ControllerStores, ExtraWatch, TypedResource, WatchedResource } from './controllerOptions.js';
 export type { ControllerContext, ControllerReconciler } from './controllerContext.js';
@@ -102,6 +103,7 @@ export interface Controller<T extends KubeObject = KubeObject> extends Observabl
  */
 export function controller<T extends KubeObject = KubeObject>(options: ControllerOptions<T>): Controller<T> {
   validateOptions(options);
+  checkClusterOptions(options);
   const parts = controllerParts(options);
   const { logger, scheduler, registry, metrics, identity } = parts;
   // The informers are listened to only while someone reads the timeline.
@@ -111,7 +113,8 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const ownWritesOptions = readYourWritesOption(options.readYourWrites);
   // Made after the wiring, whose stores it reads; the wiring tells it of their events.
   const late: { writes?: OwnWrites } = {};
-  const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, parts.informers, hub,
+  const multi = options.clusters === undefined ? undefined : clusters({ ...options, clusters: options.clusters }, { logger, scheduler, registry, identity, hub, factory: { monitor: parts.monitor, requests: parts.requests } });
+  const wiring = multi?.wiring ?? wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, parts.informers, hub,
     ownWritesOptions === undefined ? undefined : (i, event) => late.writes?.observe(i, event));
   const ryow = ownWritesOptions === undefined ? undefined : readYourWrites(ownWritesOptions, wiring, { controller: options.name, scheduler, logger, registry });
   late.writes = ryow?.writes;
@@ -122,7 +125,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     status.start();
     const stopping = new ReplaySubject<void>(1);
     const own = runRecorder(options, parts);
-    const reconcile = contextReconcile(options, { hub, wiring, ryow, own: { client: parts.client, recorder: own.recorder }, logger, scheduler });
+    const reconcile = multi?.reconcile ?? contextReconcile(options, { hub, wiring, ryow, own: { client: parts.client, recorder: own.recorder }, logger, scheduler });
     const gracePeriod = options.gracePeriod ?? 30_000;
     gate = shardGateFor(options, parts, { store: wiring.primary.store, handoff: wiring.initialTrigger, gracePeriod, cachedRanges });
     const run = reconcileWhileLeading({
@@ -146,7 +149,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
 
     // Not unsubscribed when the subscriber leaves: a shutdown is graceful, and runs to its end in the background.
     concat(
-      run.pipe(
+      (multi?.during(run) ?? run).pipe(
         tap((outcome) => metrics.outcome(outcome)),
         catchError((err: unknown) => {
           logger.error({ err: String(err) }, 'controller failed');

@@ -14,6 +14,8 @@ import { reconcileContext, type Wiring } from './wiring.js';
 
 /** What a controller's reconcile gets besides the key. */
 export interface ControllerContext<T extends KubeObject = KubeObject> extends ReconcileContext {
+  /** With `clusters`: the key's cluster, whose objects `store`, `stores` and `client` reach. */
+  readonly cluster?: string;
   /** The namespace of the key; undefined for a cluster-scoped object. */
   readonly namespace: string | undefined;
   /** The name of the key. */

@@ -18,6 +18,7 @@ import { checkControllerAccess, type ControllerPermission } from './permissions.
 import type { PriorityOptions } from './priorities.js';
 import type { ReadYourWritesOptions } from './readYourWrites.js';
 import { validateSharding, type ShardingOptions } from './sharding.js';
+import type { ControllerClusters } from './clusters/clusterSet.js';
 import type { TriggerOption } from './triggers.js';
 
 /**
@@ -106,8 +107,17 @@ export type ControllerStores = Readonly<Record<string, Lister>>;
 export interface ControllerOptions<T extends KubeObject> {
   /** Names the controller in metrics, logs, Events and as the field manager. */
   name: string;
-  /** Where the cluster is and how to authenticate (client-node's `KubeConfig`). */
+  /** Where the cluster is and how to authenticate (client-node's `KubeConfig`); with `clusters`, the home cluster, which holds the Lease. */
   kubeConfig: KubeConfig;
+  /**
+   * Reconcile the objects of several clusters (docs/multicluster.md): a
+   * record of name → KubeConfig, or an Observable of clusters joining and
+   * leaving. Keys then carry the cluster (`cluster/namespace/name`, see
+   * `clusterKey`); `ctx.client`, `ctx.store` and `ctx.stores` are the
+   * key's cluster's. `kubeConfig` is then the home cluster: it holds the
+   * Lease of `leaderElection`, and is reconciled only if listed here too.
+   */
+  clusters?: ControllerClusters;
   /**
    * The primary resource: its keys are what `reconcile` gets. A typed one
    * (`deployments` of `rxkube/kinds`, a `defineCustomResource`'s

@@ -8,6 +8,8 @@ import { ConvergenceTracker } from '../../soak/invariants/convergenceTracker.js'
 import { checkHeap } from '../../soak/invariants/heap.js';
 import { storeDifferences } from '../../soak/invariants/storesMatch.js';
 import { leadingAfterHandover, takeovers } from '../../soak/leader/leaseRecorder.js';
+import { isolationProblem } from '../../soak/fleet/fleetChaos.js';
+import { memoryClient } from 'rxkube/testing';
 import type { ConfigMap } from '../../soak/mirror/types.js';
 import { seededRandom } from '../../soak/random.js';
 import { OutcomeCounter } from '../../soak/outcomes.js';
@@ -33,6 +35,20 @@ const view = (...configMaps: ConfigMap[]): ClusterView => ({
 });
 
 describe('soak checks', () => {
+  describe('isolationProblem (many clusters)', () => {
+    it("finds a run with another cluster's context or client, or of a cluster that has left, and nothing in a right one", () => {
+      const [east, west] = [memoryClient(), memoryClient()];
+      const joined = new Map([
+        ['east', east],
+        ['west', west],
+      ]);
+      expect(isolationProblem('east/soak/a', { cluster: 'east', client: east }, joined)).to.equal(undefined);
+      expect(isolationProblem('east/soak/a', { cluster: 'west', client: east }, joined)).to.equal('east/soak/a: ran with the context of cluster west');
+      expect(isolationProblem('east/soak/a', { cluster: 'east', client: west }, joined)).to.equal("east/soak/a: ran with a client that is not cluster east's");
+      expect(isolationProblem('north/soak/a', { cluster: 'north', client: east }, joined)).to.equal('north/soak/a: a run started while cluster north was not joined');
+    });
+  });
+
   describe('InFlightGuard', () => {
     it('records a violation when a key starts again before its run returned, and none for other keys or controllers', () => {
       const violations = new Violations();

@@ -4,7 +4,7 @@ import { formatReport } from '../../soak/printReport.js';
 import { runSoak } from '../../soak/soak.js';
 import { replay, testSeed } from '../support/seed.js';
 
-describe('soak, short form: three controllers sharing informers, a leader-elected replica set and a steady workload, under injected faults', function () {
+describe('soak, short form: three controllers sharing informers, a leader-elected replica set, one controller over two clusters and a steady workload, under injected faults', function () {
   // A guard against a hang, not a timing assertion: the run takes about a minute (longer on a busy machine).
   this.timeout(480_000);
 
@@ -32,6 +32,8 @@ describe('soak, short form: three controllers sharing informers, a leader-electe
     expect(report.sources.watchRequests, `watches reopened: ${explain}`).to.be.greaterThan(3);
     expect(report.leader?.takeovers ?? 0, `a failover: ${explain}`).to.be.greaterThan(0);
     expect(Object.values(report.leader?.reconcilesByReplica ?? {}).filter((n) => n > 0).length, `two replicas reconciled: ${explain}`).to.be.at.least(2);
+    expect(report.fleet?.leaves ?? 0, `a cluster left and joined again: ${explain}`).to.be.greaterThan(0);
+    for (const cluster of ['east', 'west']) expect(report.fleet?.reconcilesByCluster[cluster] ?? 0, `the fleet reconciled ${cluster}: ${explain}`).to.be.greaterThan(100);
     expect(report.memory.growthPercent, `heap compared: ${explain}`).to.be.a('number');
     expect(report.passed, explain).to.equal(true);
   });

@@ -28,7 +28,7 @@ import { runVirtualTime, settle } from './virtualTime.js';
  * leader election: a run always leads.
  */
 export interface RunReconcileOptions<T extends KubeObject>
-  extends Omit<ControllerOptions<T>, 'name' | 'kubeConfig' | 'informers' | 'client' | 'recorder' | 'scheduler' | 'leaderElection' | 'signal'> {
+  extends Omit<ControllerOptions<T>, 'name' | 'kubeConfig' | 'clusters' | 'informers' | 'client' | 'recorder' | 'scheduler' | 'leaderElection' | 'signal'> {
   /** Default `test-controller`; also the field manager of the client. */
   name?: string;
   /** Options of the memory client. The resources of `for`, `owns` and `watches` are served without being listed here. */
