@@ -21,7 +21,8 @@ import { sourceMetrics } from '../sinks/metrics/sourceMetrics.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import type { Lister } from '../store/store.js';
 import type { ListWatchOptions } from '../sources/listWatch.js';
-import type { TimelineEntry } from '../timeline.js';
+import { traceRuns, type TracingOptions } from '../observe/tracing/controllerTracing.js';
+import type { RunCause, TimelineEntry } from '../timeline.js';
 import type { Delta, KubeObject, ObjectKey, ResourceRef } from '../types.js';
 import { checkControllerAccess, type ControllerPermission } from './permissions.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
@@ -109,6 +110,15 @@ export interface ControllerContext<T extends KubeObject = KubeObject> extends Re
   readonly recorder: EventRecorder;
   /** The controller's logger, for the reconcile's own lines. */
   readonly logger: Logger;
+  /**
+   * Why this run ran: the trigger that came last before it (`via` `for`,
+   * `owns`, `watches`, `resync` or `trigger`, with the resource, delta and
+   * object), or a `retry` or `requeue` the queue scheduled on its own.
+   * Known while the controller traces its runs or someone reads its
+   * `timeline` (it is built from the timeline's entries, which cost nothing
+   * until read); undefined otherwise. See docs/tracing.md.
+   */
+  readonly cause?: RunCause | undefined;
   /**
    * The controller's clock (its scheduler's `now()`, ms since the epoch):
    * stamp times with it (condition transitions, say) so that a reconcile
@@ -223,6 +233,14 @@ export interface ControllerOptions<T extends KubeObject> {
   stopNow?: AbortSignal;
   /** Where it logs (default: pino JSON lines on stderr; `silentLogger` for none). */
   logger?: Logger;
+  /**
+   * OpenTelemetry traces of its runs (docs/tracing.md): a span per run
+   * linked to its causes, a child span per `ctx.client` request. On by
+   * itself once an SDK is registered globally (`@opentelemetry/api`'s
+   * no-op until then, at no cost per run); this sets the provider and the
+   * `rxkube.io/traceparent` annotation across controllers.
+   */
+  tracing?: TracingOptions;
   /** Share informers with other controllers of this process (default: a factory of its own, whose requests count in `rest_client_*`). */
   informers?: InformerFactory;
   /** The client for writes (default: one on `kubeConfig`, field manager = `name`, whose requests count in `rest_client_*`). */
@@ -353,8 +371,12 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     ).pipe(ignoreElements());
 
     const own = { client, recorder };
-    const reconcile = (key: ObjectKey, ctx: ReconcileContext) =>
-      options.reconcile(key, reconcileContext(ctx, wiring, { ...runParts(hub, key, own), logger, scheduler }));
+    const tracing = traceRuns({ controller: options.name, tracing: options.tracing, timeline: hub.timeline, attach: (spans) => (hub.tracer = spans), stores: wiring.stores, now: () => scheduler.now() });
+    const reconcile = (key: ObjectKey, ctx: ReconcileContext) => {
+      const parts = runParts(hub, key, own);
+      const runClient = tracing === undefined ? parts.client : tracing.client(key, parts.client);
+      return options.reconcile(key, reconcileContext(ctx, wiring, { client: runClient, recorder: parts.recorder, logger, scheduler, cause: hub.causeOf(key) }));
+    };
     const gracePeriod = options.gracePeriod ?? 30_000;
     gate = options.sharding === undefined ? undefined : shardGate({ controller: options.name, options: options.sharding, identity: options.sharding.identity ?? identity, kubeConfig: options.kubeConfig, requests, store: wiring.primary.store, scheduler, logger, registry, gracePeriod, handoff: wiring.initialTrigger,
       ...(cachedRanges !== undefined && options.sharding !== undefined ? { onRanges: shardRangesTo(cachedRanges, options.sharding.by) } : {}) });
@@ -417,10 +439,12 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     ).subscribe({
       next: (outcome) => subscriber.next(outcome),
       error: (err: unknown) => {
+        tracing?.stop();
         finish(`the controller failed: ${err instanceof Error ? err.message : String(err)}`);
         subscriber.error(err);
       },
       complete: () => {
+        tracing?.stop();
         finish('the controller has stopped');
         subscriber.complete();
       },

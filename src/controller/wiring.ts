@@ -9,7 +9,7 @@ import type { KubeClient } from '../sinks/client/kubeClient.js';
 import type { EventRecorder } from '../sinks/events/eventRecorder.js';
 import type { Indexers } from '../store/indexFunctions.js';
 import type { StoreEvent } from '../store/indexer.js';
-import type { TriggerCause } from '../timeline.js';
+import type { RunCause, TriggerCause } from '../timeline.js';
 import { isDelta, resourceName, splitKey, type Delta, type KubeObject, type ObjectKey } from '../types.js';
 import type { ControllerContext, ControllerOptions, ControllerStores, WatchedResource } from './controller.js';
 import { prioritize, withPriority } from './priorities.js';
@@ -249,7 +249,7 @@ export function wire<T extends KubeObject>(options: ControllerOptions<T>, inform
 export function reconcileContext<T extends KubeObject>(
   ctx: ReconcileContext,
   wiring: Wiring<T>,
-  parts: { client: KubeClient; recorder: EventRecorder; logger: Logger; scheduler: SchedulerLike },
+  parts: { client: KubeClient; recorder: EventRecorder; logger: Logger; scheduler: SchedulerLike; cause: RunCause | undefined },
 ): ControllerContext<T> {
   const { namespace, name } = splitKey(ctx.key);
   return {
@@ -266,6 +266,7 @@ export function reconcileContext<T extends KubeObject>(
     client: parts.client,
     recorder: parts.recorder,
     logger: parts.logger,
+    cause: parts.cause,
     now: () => parts.scheduler.now(),
   };
 }

@@ -1,4 +1,4 @@
-import type { EventEntry, InformerEntry, QueueEntry, RunEndEntry, RunStartEntry, TimelineEntry, TriggerCause, TriggerEntry, WriteEntry } from '../../../timeline.js';
+import type { EventEntry, InformerEntry, QueueEntry, RunCause, RunEndEntry, RunStartEntry, TimelineEntry, TriggerCause, TriggerEntry, WriteEntry } from '../../../timeline.js';
 import type { KubeObject, ObjectKey } from '../../../types.js';
 import { isSecretResource, redactSecrets } from '../../../util/redactSecrets.js';
 
@@ -19,8 +19,7 @@ export interface LiveModelLimits {
 /** The defaults of `LiveModelLimits`. */
 export const defaultLiveModelLimits: LiveModelLimits = Object.freeze({ maxKeys: 10_000, runsPerKey: 10, historyPerKey: 30 });
 
-/** Why a run ran: the trigger that came last before it, or a retry or requeue the queue scheduled on its own. */
-export type RunCause = TriggerCause | { readonly via: 'retry' | 'requeue' };
+export type { RunCause } from '../../../timeline.js';
 
 /** One run of a key, as the live view shows it. */
 export interface LiveRunRecord {
