@@ -81,6 +81,7 @@ export type { ExtraWatch } from './controller/controller.js';
 // OpenTelemetry traces of every run (docs/tracing.md).
 export { TRACEPARENT_ANNOTATION } from './observe/tracing/traceparent.js';
 export type { TracingOptions } from './observe/tracing/controllerTracing.js';
+export { exportTracesFromEnv, type TraceExport, type TraceExportOptions } from './observe/tracing/exportFromEnv.js';
 export type { RunCause, TriggerCause } from './timeline.js';
 export type { ControllerPermission, PermissionVerb } from './controller/permissions.js';
 export type { RecordOptions } from './controller/recording/recordTimeline.js';
