@@ -2,7 +2,7 @@ import { INVALID_SPAN_CONTEXT, SpanKind, SpanStatusCode, type Attributes, type L
 import type { Lister } from '../../store/store.js';
 import type { EventEntry, InformerEntry, RunEndEntry, TimelineEntry, TriggerCause, TriggerEntry } from '../../timeline.js';
 import { splitKey, type KubeObject, type ObjectKey } from '../../types.js';
-import { parseTraceparent, TRACEPARENT_ANNOTATION } from './traceparent.js';
+import { traceContextOf } from './traceparent.js';
 
 /** What the timeline's hub tells a tracer of directly: a run starts (its span must exist before the run's entry, which carries its trace ID). */
 export interface RunSpans {
@@ -123,7 +123,7 @@ export class RunTracer implements RunSpans {
     const resourceVersion = object?.metadata?.resourceVersion;
     if (resourceVersion !== undefined) attributes['rxkube.trigger.resource_version'] = resourceVersion;
     // The run that wrote the object, when it says so; else no span to point at (OpenTelemetry keeps a link with attributes and no context).
-    const context = parseTraceparent(object?.metadata?.annotations?.[TRACEPARENT_ANNOTATION]) ?? INVALID_SPAN_CONTEXT;
+    const context = traceContextOf(object) ?? INVALID_SPAN_CONTEXT;
     state.links.push({ context, attributes });
   }
 

@@ -33,3 +33,9 @@ export function parseTraceparent(value: unknown): SpanContext | undefined {
   const context: SpanContext = { traceId, spanId, traceFlags: parseInt(flags, 16) & TraceFlags.SAMPLED, isRemote: true };
   return isSpanContextValid(context) ? context : undefined;
 }
+
+/** The trace context `object` carries in `rxkube.io/traceparent` (the write that made or last changed it, when traced), if any. */
+export function traceContextOf(object: { metadata?: { annotations?: Readonly<Record<string, string>> } } | undefined): SpanContext | undefined {
+  const annotations = object?.metadata?.annotations;
+  return annotations === undefined || !Object.hasOwn(annotations, TRACEPARENT_ANNOTATION) ? undefined : parseTraceparent(annotations[TRACEPARENT_ANNOTATION]);
+}
