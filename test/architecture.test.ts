@@ -46,6 +46,19 @@ describe('the layering of src/ (DESIGN.md\'s layout table)', () => {
     expect(violations(importsOf('operators/owners.ts', "import type { Lister } from '../store/store.js';"))).to.deep.equal([]);
   });
 
+  it('keeps the OpenTelemetry SDK out of the library: only observe/tracing/exportFromEnv.ts loads it, lazily, and nothing in the read or write path imports observe', async () => {
+    const edges = await importGraph(src);
+    const sdk = edges.filter((e) => e.to.startsWith('@opentelemetry/') && e.to !== '@opentelemetry/api');
+    expect(sdk.map((e) => `${e.from} ${e.to}`)).to.deep.equal(['observe/tracing/exportFromEnv.ts @opentelemetry/sdk-node']);
+    const code = await readFile(join(src, 'observe/tracing/exportFromEnv.ts'), 'utf8');
+    expect(code).to.not.match(/^import .*@opentelemetry\/sdk/m);
+    const readOrWrite = ['sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/leader'];
+    expect(edges.filter((e) => readOrWrite.includes(partOf(e.from)) && e.to.startsWith('observe/')).map((e) => e.from)).to.deep.equal([]);
+    expect(violations(importsOf('sinks/client/kubeClient.ts', "import { RunTracer } from '../../observe/tracing/runTracer.js';"))).to.deep.equal([
+      'sinks/client/kubeClient.ts imports observe/tracing/runTracer.ts: sinks/client may not import observe',
+    ]);
+  });
+
   it('keeps sources to reading: no request in src/sources sends anything but GET', async () => {
     const entries = await readdir(join(src, 'sources'), { withFileTypes: true });
     const writers: string[] = [];

@@ -43,7 +43,7 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   observe: ['type:sinks/client', 'type:store'],
   controller: library.filter((p) => p !== 'controller'),
   // From the wiring to a cluster: RBAC derived from a controller's options, its manifests, the CLI commands that print and run them.
-  deploy: ['controller', 'webhooks'],
+  deploy: ['controller', 'webhooks', 'observe'],
   apiserver: ['apiserver/auth'],
   // Who may do what: it reads the cluster (storage, registry, selectors), and leaves answering to http/ (types only, see `typesOnlyFrom`).
   'apiserver/auth': ['apiserver'],

@@ -35,6 +35,8 @@ export interface LiveRunRecord {
   requeueAfter?: number;
   /** When the queue said the next run comes due (a retry or requeue after this one). */
   nextRunAt?: number;
+  /** The run's OpenTelemetry trace ID, when the controller traces its runs (docs/tracing.md). */
+  traceId?: string;
   writes: number;
   events: number;
 }
@@ -426,6 +428,7 @@ export class LiveModel {
     const cause: RunCause | undefined =
       record.pending?.cause ?? (previous?.result === 'error' ? { via: 'retry' } : previous?.result === 'requeue' || previous?.result === 'requeue_after' ? { via: 'requeue' } : undefined);
     const run: LiveRunRecord = { startedAt: entry.at, attempt: entry.attempt, triggers: record.pending?.count ?? 0, writes: 0, events: 0, ...(cause !== undefined ? { cause } : {}) };
+    if (entry.traceId !== undefined) run.traceId = entry.traceId;
     delete record.pending;
     record.attempt = entry.attempt;
     record.runCount++;
