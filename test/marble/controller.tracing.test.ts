@@ -2,8 +2,11 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ProxyTracerProvider, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
+import { map, timer } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
 import { controller, silentLogger, TRACEPARENT_ANNOTATION, type KubeObject, type RunCause } from 'rxkube';
-import { memoryRecorder, runVirtualTime, type TimelineEntry } from 'rxkube/testing';
+import { memoryClient, memoryRecorder, runVirtualTime, type TimelineEntry } from 'rxkube/testing';
+import { SpanClient } from '../../src/observe/tracing/spanClient.js';
 import { MarbleInformers } from '../../src/testing/marble/marbleInformers.js';
 import { inMemoryTracing } from '../support/tracing.js';
 import { only, scriptedController, secrets } from './controller.timeline.support.js';
@@ -142,6 +145,43 @@ describe('controller() traces its runs (OpenTelemetry, in virtual time)', () => 
     expect(withAnnotation.metadata.annotations?.[TRACEPARENT_ANNOTATION]).to.be.a('string');
     expect(without.metadata.annotations?.[TRACEPARENT_ANNOTATION]).to.equal(undefined);
     expect(on.tracing.runs('secret-reader')).to.have.length(off.tracing.runs('secret-reader').length);
+  });
+});
+
+describe('the traced client and the triggers from outside', () => {
+  it("links a run an external trigger set off to that trigger, by its name and key", async () => {
+    const tracing = inMemoryTracing();
+    const s = scriptedController((scheduler) => ({ tracing: { tracerProvider: tracing.provider }, triggers: [{ name: 'git-push', keys: timer(2_000, scheduler).pipe(map(() => 'default/good')) }] }));
+    s.ctl.subscribe();
+    await runVirtualTime(s.scheduler, { until: 3_000 });
+    const pushed = tracing.runs('mirror').find((r) => linkVia(r).includes('trigger'));
+    expect(pushed?.links.map((l) => l.attributes)).to.deep.include({ 'rxkube.trigger.via': 'trigger', 'rxkube.trigger.resource': 'git-push', 'rxkube.trigger.delta': 'Sync', 'rxkube.trigger.object': 'default/good' });
+    expect(pushed?.attributes['rxkube.reconcile.key']).to.equal('default/good');
+  });
+
+  it('stamps no apply, update or patch, even with annotate: sent every run, they would change the object each time', async () => {
+    const tracing = inMemoryTracing();
+    const scheduler = new TestScheduler(() => undefined);
+    const inner = memoryClient({ scheduler });
+    const run = tracing.provider.getTracer('test').startSpan('run');
+    const client = new SpanClient(inner, { tracer: tracing.provider.getTracer('test'), parent: () => run, now: () => scheduler.now(), annotate: true });
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', namespace: 'default' }, data: { a: '1' } } as KubeObject;
+    const versions: (string | undefined)[] = [];
+    const go = async () => {
+      versions.push((await client.apply(cm, { force: true })).metadata.resourceVersion);
+      versions.push((await client.apply(cm, { force: true })).metadata.resourceVersion);
+      versions.push((await client.patchMerge<KubeObject>(cm, { data: { a: '1' } })).metadata.resourceVersion);
+      const current = await client.get<KubeObject>(cm);
+      const updated = await client.update(current);
+      versions.push(updated.metadata.resourceVersion);
+      return updated;
+    };
+    const done = go();
+    await runVirtualTime(scheduler, { until: 1_000 });
+    const last = await done;
+    expect(new Set(versions).size, versions.join(' ')).to.equal(1);
+    expect(last.metadata.annotations?.[TRACEPARENT_ANNOTATION]).to.equal(undefined);
+    expect(tracing.spans().filter((x) => x.parentSpanContext?.spanId === run.spanContext().spanId).map((x) => x.attributes['rxkube.request.verb'])).to.deep.equal(['apply', 'apply', 'patchMerge', 'get', 'update']);
   });
 });
 
