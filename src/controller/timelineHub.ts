@@ -185,12 +185,23 @@ export class TimelineHub {
     } else {
       this.runCauses.delete(key);
     }
-    const traceId = this.tracer?.runStart(key, at, attempt + 1, queuedMs);
+    const traceId = this.tracedStart(key, at, attempt + 1, queuedMs);
     this.publish(
       traceId === undefined
         ? { type: 'run-start', at, controller: this.name, key, attempt: attempt + 1 }
         : { type: 'run-start', at, controller: this.name, key, attempt: attempt + 1, traceId },
     );
+  }
+
+  /** The tracer's span of a run starting, guarded as a subscriber is: a tracer that throws is logged, and the run goes untraced. */
+  private tracedStart(key: ObjectKey, at: number, attempt: number, queuedMs: number): string | undefined {
+    if (this.tracer === undefined) return undefined;
+    try {
+      return this.tracer.runStart(key, at, attempt, queuedMs);
+    } catch (err) {
+      this.logger.error({ hook: 'tracer', err: messageOf(err) }, 'tracing a run failed; the controller goes on');
+      return undefined;
+    }
   }
 
   /** Why the run of `key` under way ran (`ctx.cause`), if the hub was `active` when it was triggered and started. */
