@@ -371,7 +371,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     ).pipe(ignoreElements());
 
     const own = { client, recorder };
-    const tracing = traceRuns({ controller: options.name, tracing: options.tracing, timeline: hub.timeline, attach: (spans) => (hub.tracer = spans), stores: wiring.stores, now: () => scheduler.now() });
+    const tracing = traceRuns({ controller: options.name, tracing: options.tracing, timeline: hub.timeline, attach: (spans) => (hub.tracer = spans), stores: wiring.stores, now: clock });
     const reconcile = (key: ObjectKey, ctx: ReconcileContext) => {
       const parts = runParts(hub, key, own);
       const runClient = tracing === undefined ? parts.client : tracing.client(key, parts.client);

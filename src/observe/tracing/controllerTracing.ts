@@ -47,6 +47,7 @@ export interface TraceRunsOptions {
   readonly timeline: Observable<TimelineEntry>;
   readonly attach: (spans: RunSpans | undefined) => void;
   readonly stores: Readonly<Record<string, Lister>>;
+  /** The clock spans are timed on (ms since the epoch; the controller's measuring clock, sub-ms in real time). */
   readonly now: () => number;
 }
 
@@ -66,7 +67,7 @@ export interface RunTracing {
 export function traceRuns(options: TraceRunsOptions): RunTracing | undefined {
   const tracer = tracerOf(options.tracing);
   if (tracer === undefined) return undefined;
-  const runs = new RunTracer(options.controller, tracer, options.stores);
+  const runs = new RunTracer(options.controller, tracer, options.stores, options.now);
   options.attach(runs);
   const subscription = options.timeline.subscribe((entry) => runs.entry(entry));
   const annotate = options.tracing?.annotate === true;

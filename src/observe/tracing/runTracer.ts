@@ -48,6 +48,8 @@ export class RunTracer implements RunSpans {
     private readonly controller: string,
     private readonly tracer: Tracer,
     private readonly stores: Readonly<Record<string, Lister>>,
+    /** The clock spans are timed on: the controller's measuring clock (sub-ms in real time, the scheduler's in virtual time), as its requests' spans are. */
+    private readonly now: () => number,
   ) {}
 
   /** The span of the run of `key` under way, if any: its requests are its children. */
@@ -75,7 +77,8 @@ export class RunTracer implements RunSpans {
     }
   }
 
-  runStart(key: ObjectKey, at: number, attempt: number, queuedMs: number): string {
+  runStart(key: ObjectKey, _at: number, attempt: number, queuedMs: number): string {
+    const at = this.now();
     const state = this.stateOf(key);
     const links = state.previous === undefined ? state.links : [{ context: state.previous.context, attributes: { 'rxkube.trigger.via': state.previous.via } }, ...state.links];
     const { namespace, name } = splitKey(key);
@@ -142,10 +145,10 @@ export class RunTracer implements RunSpans {
     span.setAttribute('rxkube.reconcile.result', entry.result);
     if (entry.requeueAfter !== undefined) span.setAttribute('rxkube.reconcile.requeue_after_ms', entry.requeueAfter);
     if (entry.error !== undefined) {
-      span.recordException({ name: 'Error', message: entry.error }, entry.at);
+      span.recordException({ name: 'Error', message: entry.error }, this.now());
       span.setStatus({ code: SpanStatusCode.ERROR, message: entry.error });
     }
-    span.end(entry.at);
+    span.end(this.now());
     state.span = undefined;
     const rerun = entry.result === 'error' ? 'retry' : entry.result === 'requeue' || entry.result === 'requeue_after' ? 'requeue' : undefined;
     state.previous = rerun === undefined ? undefined : { context: span.spanContext(), via: rerun };
@@ -157,6 +160,6 @@ export class RunTracer implements RunSpans {
     const attributes: Attributes = { 'rxkube.event.type': entry.eventType, 'rxkube.event.reason': entry.reason, 'rxkube.event.note': entry.message };
     if (entry.action !== undefined) attributes['rxkube.event.action'] = entry.action;
     if (entry.regarding !== undefined) attributes['rxkube.event.regarding'] = entry.regarding;
-    span.addEvent(`event ${entry.reason}`, attributes, entry.at);
+    span.addEvent(`event ${entry.reason}`, attributes, this.now());
   }
 }
