@@ -10,6 +10,7 @@
  * on SIGTERM. This
  * file is the program's entry: the only place that exits the process.
  */
+import { exportTracesFromEnv } from 'rxkube';
 import { demoOptionSpecs, demoUsage, runDemo } from './demo/demo.js';
 import { runShardedDemo } from './demo/shardedDemo.js';
 import { parseCommandLine, UsageError, type CommandLine } from './support/cli.js';
@@ -46,6 +47,10 @@ const onInterrupt = (signal: keyof typeof signalExits) => {
 process.on('SIGINT', onInterrupt);
 process.on('SIGTERM', onInterrupt);
 
+// OpenTelemetry traces of every reconcile, when OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT asks (docs/tracing.md):
+// started before the controllers, flushed before the job exits.
+const traces = await exportTracesFromEnv({ serviceName: 'rxkube-main-job', onError: (err) => say(process.stderr, `npm start: exporting traces failed: ${String(err)}`) });
+
 try {
   const replicas = (commandLine.options.replicas as number | undefined) ?? 1;
   const outcome =
@@ -61,4 +66,5 @@ try {
 } finally {
   process.off('SIGINT', onInterrupt);
   process.off('SIGTERM', onInterrupt);
+  await traces?.shutdown();
 }

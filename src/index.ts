@@ -99,6 +99,11 @@ export { manifests, type ManifestOptions } from './deploy/manifests.js';
 // The types of the options, arguments and results above, named so that code calling these functions can name them too.
 export type { ExtraWatch } from './controller/controller.js';
 export type { ReadYourWritesOptions } from './controller/readYourWrites.js';
+// OpenTelemetry traces of every run (docs/tracing.md).
+export { TRACEPARENT_ANNOTATION, traceContextOf } from './observe/tracing/traceparent.js';
+export type { TracingOptions } from './observe/tracing/controllerTracing.js';
+export { exportTracesFromEnv, type TraceExport, type TraceExportOptions } from './observe/tracing/exportFromEnv.js';
+export type { RunCause, TriggerCause } from './observe/timeline.js';
 export type { ControllerPermission, PermissionVerb } from './controller/permissions.js';
 export type { RecordOptions } from './observe/recording/recordTimeline.js';
 export type { RunControllerOptions } from './controller/runController.js';

@@ -51,8 +51,8 @@ describe('the layering of src/ (DESIGN.md\'s layout table)', () => {
     expect(path.filter((part) => allowed[part]?.some((rule) => rule.replace(/^type:/, '') === 'observe' || rule === '*'))).to.deep.equal([]);
     const edges = (await importGraph(src)).filter((e) => path.includes(partOf(e.from)) && partOf(e.to) === 'observe');
     expect(edges.map((e) => `${e.from} -> ${e.to}`)).to.deep.equal([]);
-    // Only the wiring, the entries and testing bring it in.
-    expect(Object.keys(allowed).filter((part) => part !== 'observe' && allowed[part]?.some((rule) => rule === 'observe' || rule === '*'))).to.deep.equal(['controller', 'testing', 'entry index.ts', 'entry testing/index.ts', 'entry cli.ts']);
+    // Only the wiring, the commands (deploy: exportTracesFromEnv), the entries and testing bring it in.
+    expect(Object.keys(allowed).filter((part) => part !== 'observe' && allowed[part]?.some((rule) => rule === 'observe' || rule === '*'))).to.deep.equal(['controller', 'testing', 'deploy', 'entry index.ts', 'entry testing/index.ts', 'entry cli.ts']);
     expect(violations([
       ...importsOf('sinks/client/kubeClient.ts', "import type { TimelineEntry } from '../../observe/timeline.js';"),
       ...importsOf('operators/reconcileByKey.ts', "import { TimelineHub } from '../observe/timelineHub.js';"),
@@ -75,6 +75,19 @@ describe('the layering of src/ (DESIGN.md\'s layout table)', () => {
       'compact/compactObject.ts imports store/store.ts: compact may not import store',
     ]);
     expect(violations(importsOf('store/store.ts', "import { compactRecordOf } from '../compact/compactObject.js';"))).to.deep.equal([]);
+  });
+
+  it('keeps the OpenTelemetry SDK out of the library: only observe/tracing/exportFromEnv.ts loads it, lazily, and nothing in the read or write path imports observe', async () => {
+    const edges = await importGraph(src);
+    const sdk = edges.filter((e) => e.to.startsWith('@opentelemetry/') && e.to !== '@opentelemetry/api');
+    expect(sdk.map((e) => `${e.from} ${e.to}`)).to.deep.equal(['observe/tracing/exportFromEnv.ts @opentelemetry/sdk-node']);
+    const code = await readFile(join(src, 'observe/tracing/exportFromEnv.ts'), 'utf8');
+    expect(code).to.not.match(/^import .*@opentelemetry\/sdk/m);
+    const readOrWrite = ['sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/leader'];
+    expect(edges.filter((e) => readOrWrite.includes(partOf(e.from)) && e.to.startsWith('observe/')).map((e) => e.from)).to.deep.equal([]);
+    expect(violations(importsOf('sinks/client/kubeClient.ts', "import { RunTracer } from '../../observe/tracing/runTracer.js';"))).to.deep.equal([
+      'sinks/client/kubeClient.ts imports observe/tracing/runTracer.ts: sinks/client may not import observe',
+    ]);
   });
 
   it('keeps sources to reading: no request in src/sources sends anything but GET', async () => {

@@ -19,6 +19,7 @@ import { readYourWrites, readYourWritesOption } from './readYourWrites.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
 import type { ShardGate } from './sharding.js';
 import { wire } from './wiring.js';
+import { traceRuns } from '../observe/tracing/controllerTracing.js';
 import { checkClusterOptions, clusters } from './clusters/clusterWiring.js';
 
 export type { ControllerOptions, ControllerStores, ExtraWatch, TypedResource, WatchedResource } from './controllerOptions.js';
@@ -125,7 +126,8 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     status.start();
     const stopping = new ReplaySubject<void>(1);
     const own = runRecorder(options, parts);
-    const reconcile = multi?.reconcile ?? contextReconcile(options, { hub, wiring, ryow, own: { client: parts.client, recorder: own.recorder }, logger, scheduler });
+    const tracing = traceRuns({ controller: options.name, tracing: options.tracing, timeline: hub.timeline, attach: (spans) => (hub.tracer = spans), stores: wiring.stores, now: parts.clock });
+    const reconcile = multi?.reconcile ?? contextReconcile(options, { hub, wiring, ryow, tracing, own: { client: parts.client, recorder: own.recorder }, logger, scheduler });
     const gracePeriod = options.gracePeriod ?? 30_000;
     gate = shardGateFor(options, parts, { store: wiring.primary.store, handoff: wiring.initialTrigger, gracePeriod, cachedRanges });
     const run = reconcileWhileLeading({
@@ -160,10 +162,12 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     ).subscribe({
       next: (outcome) => subscriber.next(outcome),
       error: (err: unknown) => {
+        tracing?.stop();
         status.finish(`the controller failed: ${err instanceof Error ? err.message : String(err)}`);
         subscriber.error(err);
       },
       complete: () => {
+        tracing?.stop();
         status.finish('the controller has stopped');
         subscriber.complete();
       },

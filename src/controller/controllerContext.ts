@@ -2,6 +2,8 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import type { Logger } from '../logger.js';
 import { runParts, type RunParts } from '../observe/timelineClient.js';
 import type { TimelineHub } from '../observe/timelineHub.js';
+import type { RunCause } from '../observe/timeline.js';
+import type { RunTracing } from '../observe/tracing/controllerTracing.js';
 import type { ReconcileContext, Reconciler, ReconcileResult } from '../operators/reconciler.js';
 import type { KubeClient } from '../sinks/client/kubeClient.js';
 import type { EventRecorder } from '../sinks/events/eventRecorder.js';
@@ -39,6 +41,15 @@ export interface ControllerContext<T extends KubeObject = KubeObject> extends Re
   /** The controller's logger, for the reconcile's own lines. */
   readonly logger: Logger;
   /**
+   * Why this run ran: the trigger that came last before it (`via` `for`,
+   * `owns`, `watches`, `resync` or `trigger`, with the resource, delta and
+   * object), or a `retry` or `requeue` the queue scheduled on its own.
+   * Known while the controller traces its runs or someone reads its
+   * `timeline` (it is built from the timeline's entries, which cost nothing
+   * until read); undefined otherwise. See docs/tracing.md.
+   */
+  readonly cause?: RunCause | undefined;
+  /**
    * The controller's clock (its scheduler's `now()`, ms since the epoch):
    * stamp times with it (condition transitions, say) so that a reconcile
    * run in virtual time stays reproducible.
@@ -65,13 +76,14 @@ export type ControllerReconciler<T extends KubeObject> = (
  */
 export function contextReconcile<T extends KubeObject>(
   options: ControllerOptions<T>,
-  parts: { hub: TimelineHub; wiring: Wiring<T>; ryow: ReadYourWrites | undefined; own: RunParts; logger: Logger; scheduler: SchedulerLike },
+  parts: { hub: TimelineHub; wiring: Wiring<T>; ryow: ReadYourWrites | undefined; tracing: RunTracing | undefined; own: RunParts; logger: Logger; scheduler: SchedulerLike },
 ): Reconciler {
-  const { hub, wiring, ryow, own, logger, scheduler } = parts;
+  const { hub, wiring, ryow, tracing, own, logger, scheduler } = parts;
   const withParts = (key: ObjectKey, ctx: ReconcileContext) => {
     const run = runParts(hub, key, own);
-    const client = ryow === undefined ? run.client : new OwnWritesClient(run.client, ryow.writes, key);
-    return options.reconcile(key, reconcileContext(ctx, wiring, { ...run, client, logger, scheduler }));
+    const traced = tracing === undefined ? run.client : tracing.client(key, run.client);
+    const client = ryow === undefined ? traced : new OwnWritesClient(traced, ryow.writes, key);
+    return options.reconcile(key, reconcileContext(ctx, wiring, { ...run, client, logger, scheduler, cause: hub.causeOf(key) }));
   };
   return ryow === undefined ? withParts : ryow.hold.reconcile(withParts);
 }

@@ -19,6 +19,7 @@ import type { PriorityOptions } from './priorities.js';
 import type { ReadYourWritesOptions } from './readYourWrites.js';
 import { validateSharding, type ShardingOptions } from './sharding.js';
 import type { ControllerClusters } from './clusters/clusterSet.js';
+import type { TracingOptions } from '../observe/tracing/controllerTracing.js';
 import type { TriggerOption } from './triggers.js';
 
 /**
@@ -221,6 +222,14 @@ export interface ControllerOptions<T extends KubeObject> {
   stopNow?: AbortSignal;
   /** Where it logs (default: pino JSON lines on stderr; `silentLogger` for none). */
   logger?: Logger;
+  /**
+   * OpenTelemetry traces of its runs (docs/tracing.md): a span per run
+   * linked to its causes, a child span per `ctx.client` request. On by
+   * itself once an SDK is registered globally (`@opentelemetry/api`'s
+   * no-op until then, at no cost per run); this sets the provider and the
+   * `rxkube.io/traceparent` annotation across controllers.
+   */
+  tracing?: TracingOptions;
   /** Share informers with other controllers of this process (default: a factory of its own, whose requests count in `rest_client_*`). */
   informers?: InformerFactory;
   /** The client for writes (default: one on `kubeConfig`, field manager = `name`, whose requests count in `rest_client_*`). */

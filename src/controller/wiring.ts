@@ -9,7 +9,7 @@ import type { KubeClient } from '../sinks/client/kubeClient.js';
 import type { EventRecorder } from '../sinks/events/eventRecorder.js';
 import type { StoreEvent } from '../store/indexer.js';
 import type { Lister } from '../store/store.js';
-import type { TriggerCause } from '../observe/timeline.js';
+import type { RunCause, TriggerCause } from '../observe/timeline.js';
 import { isDelta, resourceName, splitKey, type Delta, type KubeObject, type ObjectKey, type Typed } from '../types.js';
 import type { ControllerContext, ControllerOptions, ControllerStores, WatchedResource } from './controller.js';
 import { prioritize, withPriority } from './priorities.js';
@@ -279,7 +279,7 @@ function listerOf<U extends KubeObject>(stores: ControllerStores, resource: Watc
 export function reconcileContext<T extends KubeObject>(
   ctx: ReconcileContext,
   wiring: Wiring<T>,
-  parts: { client: KubeClient; recorder: EventRecorder; logger: Logger; scheduler: SchedulerLike },
+  parts: { client: KubeClient; recorder: EventRecorder; logger: Logger; scheduler: SchedulerLike; cause: RunCause | undefined },
 ): ControllerContext<T> {
   const { namespace, name } = splitKey(ctx.key);
   return {
@@ -297,6 +297,7 @@ export function reconcileContext<T extends KubeObject>(
     client: parts.client,
     recorder: parts.recorder,
     logger: parts.logger,
+    cause: parts.cause,
     now: () => parts.scheduler.now(),
   };
 }

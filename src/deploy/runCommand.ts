@@ -1,3 +1,4 @@
+import { exportTracesFromEnv, type TraceExport } from '../observe/tracing/exportFromEnv.js';
 import { KubeConfig } from '@kubernetes/client-node';
 import { runController } from '../controller/runController.js';
 import { runPipeline } from '../controller/runPipeline.js';
@@ -24,6 +25,8 @@ Runs the controller definition <module> exports until SIGTERM or SIGINT, against
 ServiceAccount in a cluster (else KUBECONFIG or ~/.kube/config), in namespace POD_NAMESPACE
 (else --namespace, else "default"). RXKUBE_LEADER_ELECTION=false runs it without the leader
 election of its definition (a single replica).
+Exports OpenTelemetry traces of every run when OTEL_TRACES_EXPORTER or
+OTEL_EXPORTER_OTLP_ENDPOINT asks for them (docs/tracing.md).
 
 options:
   --namespace <ns>           the namespace when POD_NAMESPACE is not set
@@ -82,11 +85,14 @@ export async function runCommand(args: string[], io: CliIo, env: NodeJS.ProcessE
     return 2;
   }
   const namespace = env.POD_NAMESPACE ?? parsed.values.namespace ?? 'default';
+  let traces: TraceExport | undefined;
   try {
     const definition = await loadDefinition(parsed.positionals[0] as string);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromDefault();
     const defined = define(definition, kubeConfig, namespace);
+    // Before the controller starts, so that it finds the SDK (docs/tracing.md); flushed on the way out.
+    traces = await exportTracesFromEnv({ env, serviceName: defined.name, onError: (err) => io.err(`rxkube run: exporting traces failed: ${err instanceof Error ? err.message : String(err)}`) });
     const { values } = parsed;
     if (isPipeline(defined)) {
       const { crds: _crds, for: _for, informers: _informers, permissions: _permissions, ...pipeline } = defined;
@@ -111,5 +117,7 @@ export async function runCommand(args: string[], io: CliIo, env: NodeJS.ProcessE
   } catch (error) {
     io.err(`rxkube run: ${error instanceof Error ? error.message : String(error)}`);
     return error instanceof DefinitionError ? 2 : 1;
+  } finally {
+    await traces?.shutdown();
   }
 }

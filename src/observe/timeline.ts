@@ -79,6 +79,13 @@ export interface TriggerCause {
   readonly initial?: boolean;
 }
 
+/**
+ * Why a run ran (`ctx.cause`): the trigger that came last before it, or a
+ * retry (after a failure) or requeue (after a `requeue` result) the queue
+ * scheduled on its own with no trigger since.
+ */
+export type RunCause = TriggerCause | { readonly via: 'retry' | 'requeue' };
+
 /** A primary key was triggered, and why. */
 export interface TriggerEntry extends TimelineStamp {
   /** Which entry this is. */
@@ -117,6 +124,8 @@ export interface RunStartEntry extends TimelineStamp {
   readonly key: ObjectKey;
   /** 1 for a first run, n + 1 for the n-th retry in a row (the run's `ctx.attempt` + 1). */
   readonly attempt: number;
+  /** The run's OpenTelemetry trace ID (32 hex digits), when the controller traces its runs (docs/tracing.md). */
+  readonly traceId?: string;
 }
 
 /** A reconcile of `key` ended, with its outcome (`ReconcileOutcome`'s `result`), after `duration` ms. */

@@ -18,6 +18,9 @@ import type { EventInput, EventRecorder } from '../sinks/events/eventRecorder.js
 import type { ObjectReference } from '../sinks/events/objectReference.js';
 import type { KubeObject, ObjectKey } from '../types.js';
 import type { TimelineHub } from './timelineHub.js';
+import { addressed, answerCode } from '../observe/addressed.js';
+
+export { addressed };
 
 /** The client and recorder a run is given. */
 export interface RunParts {
@@ -38,28 +41,6 @@ export function runParts(hub: TimelineHub, key: ObjectKey, own: RunParts): RunPa
 }
 
 /**
- * What a request addressed: the kind qualified by its group
- * (`Deployment.apps`, `ConfigMap`), and the object's key (none for a
- * list). The timeline names requests so, and replay matches calls to
- * recorded ones by it.
- */
-export function addressed(target: ObjectTarget | ListTarget | undefined): { resource: string; objectKey: ObjectKey | undefined } {
-  if (target === null || typeof target !== 'object') return { resource: '', objectKey: undefined };
-  const apiVersion = typeof target.apiVersion === 'string' ? target.apiVersion : '';
-  const kind = typeof target.kind === 'string' ? target.kind : '';
-  const slash = apiVersion.indexOf('/');
-  const resource = slash === -1 ? kind : `${kind}.${apiVersion.slice(0, slash)}`;
-  const meta = 'metadata' in target && target.metadata !== null && typeof target.metadata === 'object' ? target.metadata : (target as { name?: unknown; namespace?: unknown });
-  const name = typeof meta.name === 'string' ? meta.name : undefined;
-  const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : undefined;
-  return { resource, objectKey: name === undefined ? undefined : namespace === undefined ? name : `${namespace}/${name}` };
-}
-
-/** The HTTP status a successful call's answer stands for. */
-type CodeOf<R> = (answer: R) => number;
-const ok: CodeOf<unknown> = () => 200;
-
-/**
  * A `KubeClient` that tells the timeline of each call of one run when it
  * is answered: the verb (the method's name), what it addressed, the
  * status code (201 for a create, 404 for a delete of an object already
@@ -74,43 +55,43 @@ class TracedClient implements KubeClient {
   ) {}
 
   get<T extends KubeObject>(target: ObjectTarget, options?: CallOptions): Promise<T> {
-    return this.traced('get', target, ok, () => this.inner.get<T>(target, options));
+    return this.traced('get', target, () => this.inner.get<T>(target, options));
   }
   create<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T> {
-    return this.traced('create', object, () => 201, () => this.inner.create(object, options));
+    return this.traced('create', object, () => this.inner.create(object, options));
   }
   update<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T> {
-    return this.traced('update', object, ok, () => this.inner.update(object, options));
+    return this.traced('update', object, () => this.inner.update(object, options));
   }
   apply<T extends KubeObject>(object: T, options?: ApplyOptions): Promise<T> {
-    return this.traced('apply', object, ok, () => this.inner.apply(object, options));
+    return this.traced('apply', object, () => this.inner.apply(object, options));
   }
   createOrUpdate<T extends KubeObject>(object: T, mutate: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>> {
-    return this.traced('createOrUpdate', object, (answer) => (answer.result === 'created' ? 201 : 200), () => this.inner.createOrUpdate(object, mutate, options));
+    return this.traced('createOrUpdate', object, () => this.inner.createOrUpdate(object, mutate, options));
   }
   patchMerge<T extends KubeObject>(target: ObjectTarget, patch: object, options?: WriteOptions): Promise<T> {
-    return this.traced('patchMerge', target, ok, () => this.inner.patchMerge<T>(target, patch, options));
+    return this.traced('patchMerge', target, () => this.inner.patchMerge<T>(target, patch, options));
   }
   patchJson<T extends KubeObject>(target: ObjectTarget, operations: readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
-    return this.traced('patchJson', target, ok, () => this.inner.patchJson<T>(target, operations, options));
+    return this.traced('patchJson', target, () => this.inner.patchJson<T>(target, operations, options));
   }
   updateStatus<T extends KubeObject>(object: T, mutate?: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>> {
-    return this.traced('updateStatus', object, ok, () => this.inner.updateStatus(object, mutate, options));
+    return this.traced('updateStatus', object, () => this.inner.updateStatus(object, mutate, options));
   }
   patchStatus<T extends KubeObject>(target: ObjectTarget, patch: object | readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
-    return this.traced('patchStatus', target, ok, () => this.inner.patchStatus<T>(target, patch, options));
+    return this.traced('patchStatus', target, () => this.inner.patchStatus<T>(target, patch, options));
   }
   remove<T extends KubeObject>(target: ObjectTarget, options?: RemoveOptions): Promise<RemoveResult<T>> {
-    return this.traced('remove', target, (answer) => (answer.result === 'absent' ? 404 : 200), () => this.inner.remove<T>(target, options));
+    return this.traced('remove', target, () => this.inner.remove<T>(target, options));
   }
   list<T extends KubeObject>(target: ListTarget, options?: ListOptions): Promise<T[]> {
-    return this.traced('list', target, ok, () => this.inner.list<T>(target, options));
+    return this.traced('list', target, () => this.inner.list<T>(target, options));
   }
   resource(apiVersion: string, kind: string, options?: CallOptions): Promise<ResourceInfo> {
-    return this.traced('resource', { apiVersion, kind }, ok, () => this.inner.resource(apiVersion, kind, options));
+    return this.traced('resource', { apiVersion, kind }, () => this.inner.resource(apiVersion, kind, options));
   }
 
-  private traced<R>(verb: string, target: ObjectTarget | ListTarget, codeOf: CodeOf<R>, call: () => Promise<R>): Promise<R> {
+  private traced<R>(verb: string, target: ObjectTarget | ListTarget, call: () => Promise<R>): Promise<R> {
     const tell = (code: number, body: unknown, error: string | undefined): void => {
       if (!this.hub.active) return;
       const { resource, objectKey } = addressed(target);
@@ -125,7 +106,7 @@ class TracedClient implements KubeClient {
     }
     return answer.then(
       (value) => {
-        tell(codeOf(value), value, undefined);
+        tell(answerCode(verb, value), value, undefined);
         return value;
       },
       (err: unknown) => {

@@ -2,7 +2,8 @@ import { Observable, Subscriber, Subscription, type Observer, type Operator, typ
 import type { Logger } from '../logger.js';
 import type { DelayReason } from '../operators/workqueueObserver.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
-import type { InformerEntry, RunEndEntry, TimelineEntry, TriggerCause } from './timeline.js';
+import type { RunSpans } from './tracing/runTracer.js';
+import type { InformerEntry, RunCause, RunEndEntry, TimelineEntry, TriggerCause } from './timeline.js';
 import { objectKey, type Delta, type KubeObject, type ListWatchEvent, type ObjectKey } from '../types.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -49,6 +50,16 @@ export class TimelineHub {
   /** The key of a run started in the trigger's step under way, and its start's time: see `runEnd`. */
   private startedKey: ObjectKey | undefined;
   private startedAt = 0;
+  /**
+   * Each key's cause for its next run (the last trigger, or a retry or
+   * requeue the queue scheduled), and each running key's: `ctx.cause`.
+   * Kept only while `active`; a key's entries go when it goes idle, so they
+   * follow the active keys.
+   */
+  private readonly nextCauses = new Map<ObjectKey, RunCause>();
+  private readonly runCauses = new Map<ObjectKey, RunCause>();
+  /** What traces the runs (docs/tracing.md), when the controller does: told of each run as it starts, before its entry is built. */
+  tracer: RunSpans | undefined;
   readonly timeline: Observable<TimelineEntry>;
 
   constructor(
@@ -123,6 +134,7 @@ export class TimelineHub {
   /** Publishes a trigger of `key`, whose instant lasts until `triggered`. */
   private publishTrigger(key: ObjectKey, cause: TriggerCause): void {
     const at = this.scheduler.now();
+    this.nextCauses.set(key, cause);
     this.publish({ type: 'trigger', at, controller: this.name, key, cause });
     this.instantKey = key;
     this.instantAt = at;
@@ -139,6 +151,10 @@ export class TimelineHub {
   /** `key` moved in the queue (to running, it is `runStart`'s entry). */
   queue(key: ObjectKey, state: 'waiting' | 'idle'): void {
     if (!this.active) return;
+    if (state === 'idle') {
+      this.nextCauses.delete(key);
+      this.runCauses.delete(key);
+    }
     this.publish({ type: 'queue', at: this.instantOf(key), controller: this.name, key, state });
   }
 
@@ -152,15 +168,45 @@ export class TimelineHub {
    * A run of `key` started, and so the key is running: one `run-start`
    * says both (a queue entry alongside would repeat it, at the same time,
    * for every run). `attempt` is the queue's `ctx.attempt` (from 0): the
-   * entry counts from 1.
+   * entry counts from 1. The run's cause (`causeOf`) is the last one told
+   * before it; a `tracer` starts the run's span here, and the entry carries
+   * its trace ID.
    */
-  runStart(key: ObjectKey, attempt: number): void {
+  runStart(key: ObjectKey, attempt: number, queuedMs = 0): void {
     if (!this.active) return;
     const inStep = this.triggering && this.instantKey === key;
     const at = this.instantOf(key);
     this.startedKey = inStep ? key : undefined;
     this.startedAt = at;
-    this.publish({ type: 'run-start', at, controller: this.name, key, attempt: attempt + 1 });
+    const cause = this.nextCauses.get(key);
+    if (cause !== undefined) {
+      this.nextCauses.delete(key);
+      this.runCauses.set(key, cause);
+    } else {
+      this.runCauses.delete(key);
+    }
+    const traceId = this.tracedStart(key, at, attempt + 1, queuedMs);
+    this.publish(
+      traceId === undefined
+        ? { type: 'run-start', at, controller: this.name, key, attempt: attempt + 1 }
+        : { type: 'run-start', at, controller: this.name, key, attempt: attempt + 1, traceId },
+    );
+  }
+
+  /** The tracer's span of a run starting, guarded as a subscriber is: a tracer that throws is logged, and the run goes untraced. */
+  private tracedStart(key: ObjectKey, at: number, attempt: number, queuedMs: number): string | undefined {
+    if (this.tracer === undefined) return undefined;
+    try {
+      return this.tracer.runStart(key, at, attempt, queuedMs);
+    } catch (err) {
+      this.logger.error({ hook: 'tracer', err: messageOf(err) }, 'tracing a run failed; the controller goes on');
+      return undefined;
+    }
+  }
+
+  /** Why the run of `key` under way ran (`ctx.cause`), if the hub was `active` when it was triggered and started. */
+  causeOf(key: ObjectKey): RunCause | undefined {
+    return this.active ? this.runCauses.get(key) : undefined;
   }
 
   /**
@@ -187,6 +233,9 @@ export class TimelineHub {
     };
     if ('error' in outcome) entry.error = messageOf(outcome.error);
     if (requeueAfter !== undefined) entry.requeueAfter = requeueAfter;
+    // The queue reruns a failed or requeued key on its own: that is the next run's cause, unless a trigger came meanwhile.
+    const rerun = outcome.result === 'error' ? RETRY : outcome.result === 'requeue' || outcome.result === 'requeue_after' ? REQUEUE : undefined;
+    if (rerun !== undefined && !this.nextCauses.has(outcome.key)) this.nextCauses.set(outcome.key, rerun);
     this.publish(entry);
     this.instantKey = outcome.key;
     this.instantAt = at;
@@ -278,8 +327,10 @@ export class TimelineHub {
     // Copied on change, never in place: one that leaves during `publish` does not skip its neighbour.
     this.listeners = [...this.listeners, listener];
     if (first) {
-      // Whatever instant was under way while nobody listened is over.
+      // Whatever instant was under way while nobody listened is over, and the causes known then are stale.
       this.triggered();
+      this.nextCauses.clear();
+      this.runCauses.clear();
       this.detach = this.onActive();
     }
     return () => {
@@ -294,6 +345,9 @@ export class TimelineHub {
     };
   }
 }
+
+const RETRY: RunCause = Object.freeze({ via: 'retry' });
+const REQUEUE: RunCause = Object.freeze({ via: 'requeue' });
 
 /** One subscriber, as `publish` calls it. */
 interface Listener {

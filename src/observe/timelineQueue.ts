@@ -18,7 +18,7 @@ export function timelineObserver(hub: TimelineHub, inner: WorkqueueObserver): Wo
     retried: (key) => inner.retried?.(key),
     activeWorkers: (n) => inner.activeWorkers?.(n),
     started: (key, queuedMs, attempt) => {
-      hub.runStart(key, attempt);
+      hub.runStart(key, attempt, queuedMs);
       inner.started?.(key, queuedMs, attempt);
     },
     waiting: (key) => {

@@ -58,7 +58,8 @@ describeBrowser('the live view page in Chromium (a synthetic timeline)', functio
   const run = (key: string, n: number, result: 'success' | 'error', error?: string): TimelineEntry[] => [
     { type: 'trigger', at: at(n), controller: 'widgets', key, cause: { via: 'for', resource: 'widgets', delta: 'Updated', objectKey: key } },
     { type: 'queue', at: at(n), controller: 'widgets', key, state: 'waiting' },
-    { type: 'run-start', at: at(n + 1), controller: 'widgets', key, attempt: 1 },
+    // A traced run's start carries its trace ID (docs/tracing.md).
+    { type: 'run-start', at: at(n + 1), controller: 'widgets', key, attempt: 1, traceId: `${String(n).padStart(4, '0')}f92f3577b34da6a3ce929d0e0e4736` },
     { type: 'run-end', at: at(n + 3), controller: 'widgets', key, attempt: 1, duration: 2, result, ...(error !== undefined ? { error } : {}) },
     result === 'error'
       ? { type: 'queue', at: at(n + 3), controller: 'widgets', key, state: 'delayed', delay: 3_600_000, reason: 'error' }
@@ -116,6 +117,10 @@ describeBrowser('the live view page in Chromium (a synthetic timeline)', functio
     // The next retry: an hour after the run ended.
     expect(runRow).to.contain(new Date(at(3) + 3_600_000).toISOString().slice(11, 23));
     expect(await textOf(p, '#detail-history')).to.contain('queue    delayed for 1.0 h (error)');
+    // The run links to its trace: its trace ID in the run's row and in the history.
+    const traceId = (await textOf(p, '#detail-runs tbody tr .trace')).trim();
+    expect(traceId).to.match(/^\d{4}f92f3577b34da6a3ce929d0e0e4736$/);
+    expect(await textOf(p, '#detail-history')).to.contain(`run      attempt 1 trace ${traceId}`);
     expect(JSON.parse(await textOf(p, '#detail-object'))).to.deep.equal(objects.get('ns/bad'));
   });
 

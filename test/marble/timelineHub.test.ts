@@ -163,3 +163,26 @@ describe('TimelineHub: how entries are delivered and stamped', () => {
     expect({ made, told, got }).to.deep.equal({ made: ['ns/a'], told: ['ns/a'], got: ['ns/a'] });
   });
 });
+
+describe('TimelineHub and its tracer', () => {
+  it("puts the tracer's trace ID on a run's start entry, and logs a tracer that throws: the entry goes out untraced", () => {
+    const logged: string[] = [];
+    const logger: Logger = { ...silentLogger, error: (_fields: unknown, message?: string) => void logged.push(String(message)) } as Logger;
+    const hub = new TimelineHub('c', testScheduler(), logger, () => () => undefined);
+    const entries: TimelineEntry[] = [];
+    hub.timeline.subscribe((e) => entries.push(e));
+    hub.tracer = { runStart: (key, _at, attempt, queuedMs) => `${key}:${attempt}:${queuedMs}` };
+    hub.runStart('ns/a', 0, 7);
+    hub.tracer = {
+      runStart: () => {
+        throw new Error('no span today');
+      },
+    };
+    hub.runStart('ns/b', 1);
+    expect(entries.map((e) => (e.type === 'run-start' ? [e.key, e.attempt, e.traceId] : []))).to.deep.equal([
+      ['ns/a', 1, 'ns/a:1:7'],
+      ['ns/b', 2, undefined],
+    ]);
+    expect(logged).to.deep.equal(['tracing a run failed; the controller goes on']);
+  });
+});

@@ -65,6 +65,12 @@ describe('the live view model (a fold of the timeline)', () => {
     expect(detail?.summary).to.not.have.property('nextRunAt');
   });
 
+  it("keeps a traced run's trace ID with the run, for the page to show", () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const model = fold(new LiveModel(), [trigger(0, 'a'), { type: 'run-start', at: 1, controller, key: 'a', attempt: 1, traceId }, end(3, 'a', 2, 'success'), trigger(5, 'a'), start(6, 'a')]);
+    expect(model.detail('a', undefined)?.runs.map((r) => r.traceId)).to.deep.equal([traceId, undefined]);
+  });
+
   it('says when a delayed key comes due and why, until it runs again', () => {
     const model = fold(new LiveModel(), [trigger(0, 'a'), start(0, 'a'), end(10, 'a', 10, 'error', { error: 'boom' }), queue(10, 'a', 'delayed', { delay: 60_000, reason: 'error' })]);
     expect(model.snapshot(20).keys[0]).to.deep.include({ key: 'a', state: 'delayed', nextRunAt: 60_010, delayReason: 'error', error: 'boom', since: 10 });

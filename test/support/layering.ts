@@ -24,7 +24,7 @@ export function partOf(file: string): string {
   return top === 'sinks' ? `sinks/${sub}` : (top as string);
 }
 
-const library = ['sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/metrics', 'sinks/leader', 'webhooks', 'controller'];
+const library = ['sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/metrics', 'sinks/leader', 'webhooks', 'observe', 'controller'];
 
 /** What each part may import besides `core` (which every part may import). `type:` means type-only imports. */
 export const allowed: Readonly<Record<string, readonly string[]>> = {
@@ -44,11 +44,11 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   controller: [...library.filter((p) => p !== 'controller'), 'observe'],
   // What observes a controller: the timeline's types and hub, the live view, the recorder and the reader of recordings.
   // It reads the parts it observes (types, the client's errors, the metrics' listener); nothing in the read or write path imports it.
-  observe: ['type:operators', 'type:informers', 'sinks/client', 'type:sinks/events', 'sinks/metrics'],
+  observe: ['type:operators', 'type:informers', 'sinks/client', 'type:sinks/events', 'sinks/metrics', 'type:store'],
   // Custom resources defined schema-first: the CRD, and a WatchedResource that carries the objects' type (types only).
   customResources: ['type:controller', 'type:sinks/objects'],
   // From the wiring to a cluster: RBAC derived from a controller's options, its manifests, the CLI commands that print and run them.
-  deploy: ['controller', 'webhooks', 'customResources'],
+  deploy: ['controller', 'webhooks', 'customResources', 'observe'],
   // New projects from the package's templates (rxkube init, rxkube create api): files and names, no cluster.
   scaffold: ['customResources'],
   // The built-in kinds' resources and object types: data, typed through the controller's `TypedResource`.

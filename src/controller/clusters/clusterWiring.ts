@@ -191,7 +191,7 @@ export function clusters<T extends KubeObject>(options: ControllerOptions<T> & {
     const signal = AbortSignal.any([ctx.signal, cluster.signal]);
     const { client, recorder } = runParts(hub, key, { client: cluster.parts.client, recorder: cluster.parts.recorder });
     const context: ControllerContext<T> = Object.assign(
-      reconcileContext({ signal, attempt: ctx.attempt, key: inner }, cluster.parts.wiring, { client, recorder, logger: cluster.parts.logger, scheduler }),
+      reconcileContext({ signal, attempt: ctx.attempt, key: inner }, cluster.parts.wiring, { client, recorder, logger: cluster.parts.logger, scheduler, cause: hub.causeOf(key) }),
       { key, cluster: name },
     );
     return quietOnLeave(() => options.reconcile(key, context), cluster.signal, () => logger.debug({ key, cluster: name }, 'the cluster of this key left during its run: the run ends, not retried'));

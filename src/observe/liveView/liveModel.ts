@@ -1,4 +1,4 @@
-import type { EventEntry, InformerEntry, QueueEntry, RunEndEntry, RunStartEntry, TimelineEntry, TriggerCause, TriggerEntry, WriteEntry } from '../timeline.js';
+import type { EventEntry, InformerEntry, QueueEntry, RunCause, RunEndEntry, RunStartEntry, TimelineEntry, TriggerCause, TriggerEntry, WriteEntry } from '../timeline.js';
 import type { KubeObject, ObjectKey } from '../../types.js';
 import { isSecretResource, redactSecrets } from '../redactSecrets.js';
 
@@ -19,8 +19,7 @@ export interface LiveModelLimits {
 /** The defaults of `LiveModelLimits`. */
 export const defaultLiveModelLimits: LiveModelLimits = Object.freeze({ maxKeys: 10_000, runsPerKey: 10, historyPerKey: 30 });
 
-/** Why a run ran: the trigger that came last before it, or a retry or requeue the queue scheduled on its own. */
-export type RunCause = TriggerCause | { readonly via: 'retry' | 'requeue' };
+export type { RunCause } from '../timeline.js';
 
 /** One run of a key, as the live view shows it. */
 export interface LiveRunRecord {
@@ -36,6 +35,8 @@ export interface LiveRunRecord {
   requeueAfter?: number;
   /** When the queue said the next run comes due (a retry or requeue after this one). */
   nextRunAt?: number;
+  /** The run's OpenTelemetry trace ID, when the controller traces its runs (docs/tracing.md). */
+  traceId?: string;
   writes: number;
   events: number;
 }
@@ -427,6 +428,7 @@ export class LiveModel {
     const cause: RunCause | undefined =
       record.pending?.cause ?? (previous?.result === 'error' ? { via: 'retry' } : previous?.result === 'requeue' || previous?.result === 'requeue_after' ? { via: 'requeue' } : undefined);
     const run: LiveRunRecord = { startedAt: entry.at, attempt: entry.attempt, triggers: record.pending?.count ?? 0, writes: 0, events: 0, ...(cause !== undefined ? { cause } : {}) };
+    if (entry.traceId !== undefined) run.traceId = entry.traceId;
     delete record.pending;
     record.attempt = entry.attempt;
     record.runCount++;

@@ -67,7 +67,7 @@ export const liveViewPage = `<!doctype html>
     <p id="detail-summary"></p>
     <h3>Runs</h3>
     <table id="detail-runs">
-      <thead><tr><th>started</th><th>cause</th><th>attempt</th><th>took</th><th>outcome</th><th>error</th><th>next run</th><th>writes</th></tr></thead>
+      <thead><tr><th>started</th><th>cause</th><th>attempt</th><th>took</th><th>outcome</th><th>error</th><th>next run</th><th>writes</th><th>trace</th></tr></thead>
       <tbody></tbody>
     </table>
     <h3>History</h3>

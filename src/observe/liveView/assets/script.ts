@@ -60,7 +60,7 @@ export const liveViewScript = String.raw`'use strict';
     switch (e.type) {
       case 'trigger': return 'trigger  ' + causeText(e.cause);
       case 'queue': return 'queue    ' + e.state + (e.delay !== undefined ? ' for ' + ms(e.delay) : '') + (e.reason ? ' (' + e.reason + ')' : '');
-      case 'run-start': return 'run      attempt ' + e.attempt;
+      case 'run-start': return 'run      attempt ' + e.attempt + (e.traceId ? ' trace ' + e.traceId : '');
       case 'run-end': return 'end      ' + e.result + ' after ' + ms(e.duration) + (e.error ? ': ' + e.error : '') + (e.requeueAfter !== undefined ? ' (requeue after ' + ms(e.requeueAfter) + ')' : '');
       case 'write': return 'write    ' + e.verb + ' ' + e.resource + (e.objectKey ? ' ' + e.objectKey : '') + ' -> ' + e.code + (e.error ? ': ' + e.error : '');
       case 'event': return 'event    ' + e.eventType + ' ' + e.reason + ': ' + e.message;
@@ -321,6 +321,7 @@ export const liveViewScript = String.raw`'use strict';
       cell(tr, run.error || '', 'error');
       cell(tr, run.nextRunAt !== undefined ? clock(run.nextRunAt) : '', 'next');
       cell(tr, String(run.writes));
+      cell(tr, run.traceId || '', 'trace');
       body.appendChild(tr);
     }
     var list = el('detail-history');
