@@ -1,10 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Observable, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
 import { defaultLogger, type Logger } from '../logger.js';
 import { collectionPath, resourceName, type KubeObject, type ListWatchEvent, type RequestObserver, type ResourceRef } from '../types.js';
 import { shardedListWatch } from './shardedListWatch.js';
 import type { ShardSelection, SourceShard } from './sourceShard.js';
 import type { BackoffOptions } from './backoff.js';
+import { servedInDiscovery } from './discoveryProbe.js';
+import { whenServed } from './whenServed.js';
 import { Reflector } from './listWatchPhases.js';
 import { httpTransport, type TransportSettings } from './listWatchTransport.js';
 import type { MalformedWatchLineError } from './watchLineReader.js';
@@ -148,6 +150,18 @@ export interface ListWatchOptions<T extends KubeObject> {
   requests?: RequestObserver;
   /** For the watch timeout and backoff jitter; `Math.random` by default. */
   random?: () => number;
+  /**
+   * What a 404 of the list or the watch does, the resource type not served
+   * (a CRD not installed yet, or deleted): `wait` (the default) empties the
+   * store (`Restart`, then `Synced` with no resourceVersion: `deltas()`
+   * deletes what was stored), says the source is failing through the
+   * monitor's `status`, polls the server's discovery until the type is
+   * served, and lists it again (see `whenServed`, docs/dynamic-watches.md);
+   * `fail` ends the source with the `ListWatchError`.
+   */
+  notServed?: 'wait' | 'fail';
+  /** With `notServed: 'wait'`: the pauses between discovery polls (default 1 s doubling to 30 s, jitter 0.5). */
+  servedPoll?: BackoffOptions;
 }
 
 /**
@@ -186,8 +200,11 @@ export interface ListWatchOptions<T extends KubeObject> {
  * - A list answer is parsed as it streams in, whatever its size and whether
  *   or not the server paginates; an object larger than `maxObjectBytes` is
  *   reported and skipped, and the rest goes on.
+ * - A 404 (the resource type is not served: its CRD not installed yet, or
+ *   deleted) empties the store and waits for the type, polling discovery,
+ *   then lists it again (`notServed`, default `wait`; see `whenServed`).
  * - It errors only for faults no retry fixes: 400 (a bad selector), 404
- *   (the resource type is not served) and the other statuses
+ *   with `notServed: 'fail'`, and the other statuses
  *   `isFatalStatus` names, a kubeconfig without a cluster, a transform that
  *   throws; with a `ListWatchError` naming the verb, the resource and the
  *   server's message.
@@ -235,13 +252,26 @@ export function listWatch<T extends KubeObject = KubeObject>(
 ): Observable<ListWatchEvent<T>> {
   const logged = { ...options, logger: options.logger ?? defaultLogger({ part: 'listWatch' }) };
   const selection = options.shardSelector;
-  if (selection === undefined) return reflect(kubeConfig, resource, logged, undefined);
-  return shardedListWatch<T>(selection, {
+  const open = (): Observable<ListWatchEvent<T>> =>
+    selection === undefined
+      ? reflect(kubeConfig, resource, logged, undefined)
+      : shardedListWatch<T>(selection, {
+          resource: resourceName(resource),
+          logger: logged.logger,
+          monitor: options.monitor ?? {},
+          signal: options.signal,
+          source: (shard) => reflect(kubeConfig, resource, logged, shard),
+        });
+  if (options.notServed === 'fail') return open();
+  return whenServed(open, {
     resource: resourceName(resource),
+    probe: () => servedInDiscovery(kubeConfig, resource, options.requests),
+    scheduler: options.scheduler ?? asyncScheduler,
     logger: logged.logger,
-    monitor: options.monitor ?? {},
     signal: options.signal,
-    source: (shard) => reflect(kubeConfig, resource, logged, shard),
+    ...(options.servedPoll !== undefined ? { poll: options.servedPoll } : {}),
+    ...(options.monitor !== undefined ? { monitor: options.monitor } : {}),
+    ...(options.random !== undefined ? { random: options.random } : {}),
   });
 }
 

@@ -366,11 +366,11 @@ describe('listWatch against the embedded API server', function () {
   });
 
   describe('faults no retry can fix', () => {
-    it('ends with an error on 404 for a resource type the server does not serve', async () => {
+    it("ends with an error on 404 for a resource type the server does not serve, with notServed: 'fail'", async () => {
       const raw: unknown[] = [];
       let error: unknown;
       running.push(
-        listWatch(kc, { group: 'example.com', version: 'v1', resource: 'widgets' }).subscribe({
+        listWatch(kc, { group: 'example.com', version: 'v1', resource: 'widgets' }, { notServed: 'fail' }).subscribe({
           next: (e) => raw.push(e),
           error: (e: unknown) => (error = e),
         }),
