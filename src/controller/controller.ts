@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
-import { catchError, concat, defer, EMPTY, from, ignoreElements, Observable, ReplaySubject, tap, throwError, type SchedulerLike, asyncScheduler } from 'rxjs';
+import { catchError, concat, defer, EMPTY, from, ignoreElements, merge, Observable, ReplaySubject, tap, throwError, type SchedulerLike, asyncScheduler } from 'rxjs';
 import { InformerFactory } from '../informers/informerFactory.js';
 import { createDefaultLogger, type Logger } from '../logger.js';
 import type { KeysOf } from '../operators/owners.js';
@@ -33,7 +33,8 @@ import { shardGate, shardRangesTo, validateSharding, type ShardGate, type Shardi
 import type { ShardSelection } from '../sources/sourceShard.js';
 import type { ShardState } from '../sinks/leader/shardMembership.js';
 import type { TriggerOption } from './triggers.js';
-import type { PriorityOptions } from './priorities.js';
+import { prioritize, type PriorityOptions } from './priorities.js';
+import { DynamicWatches, type WatchHandle } from './dynamicWatches.js';
 import { reconcileContext, wire } from './wiring.js';
 
 /** A resource a controller watches: where it lives, and what kind its objects are. */
@@ -267,6 +268,17 @@ export interface Controller<T extends KubeObject = KubeObject> extends Observabl
   readonly timeline: Observable<TimelineEntry>;
   /** With `sharding`: this replica's slots and the live members as it last saw them; undefined otherwise or before the start. */
   shards(): ShardState | undefined;
+  /**
+   * Watches one more resource from now on, as `watches` does, until the
+   * handle's `remove()` (docs/dynamic-watches.md): its informer starts
+   * (now if the controller runs, else when it starts), its store joins
+   * `ctx.stores`, and its objects' keys, mapped by `watch.map`, are
+   * triggered, its initial list at `priority.initial`. Throws if the
+   * controller already watches that resource.
+   */
+  watch(watch: ExtraWatch): WatchHandle;
+  /** Owns one more resource from now on, as `owns` does, until the handle's `remove()`; see `watch()`. */
+  own(resource: WatchedResource): WatchHandle;
 }
 
 /**
@@ -328,6 +340,16 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   // Sharded, the primary informer lists and watches this replica's ranges, re-listing as they move.
   const cachedRanges = options.sharding !== undefined && options.sharding.cache !== 'full' ? new ReplaySubject<ShardSelection>(1) : undefined;
   const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, informers, hub);
+  // Watches and owns added at run time: their keys join the triggers, their informers the warm ones.
+  const dynamic = new DynamicWatches({
+    controller: options.name,
+    informers,
+    stores: wiring.stores as Record<string, Lister>,
+    owner: { group: options.for.group ?? '', kind: options.for.kind },
+    priority: prioritize(options.name, options.priority),
+    trace: hub,
+  });
+  const triggers = merge(wiring.triggers, dynamic.triggers);
   // What the elector said last: read by leading() and ready(), never to steer the run.
   let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
   let gate: ShardGate | undefined;
@@ -360,7 +382,8 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
       ...(cachedRanges !== undefined && options.sharding !== undefined ? { onRanges: shardRangesTo(cachedRanges, options.sharding.by) } : {}) });
     const run = reconcileWhileLeading({
       name: options.name,
-      wiring: gate === undefined ? wiring : { ...wiring, triggers: gate.triggers(wiring.triggers) },
+      wiring: { ...wiring, triggers: gate === undefined ? triggers : gate.triggers(triggers) },
+      keepWarm: dynamic.warm,
       ...(gate !== undefined ? { membership: gate.membership } : {}),
       stopping,
       ...(stopNow !== undefined ? { stopNow } : {}),
@@ -447,11 +470,13 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     ready: () => notReady().length === 0,
     notReady,
     shards: () => gate?.state(),
+    watch: (watch: ExtraWatch) => dynamic.watch(watch),
+    own: (resource: WatchedResource) => dynamic.own(resource),
   }) as Controller<T>;
 
   function notReady(): string[] {
     if (!running) return [ended ?? 'the controller has not started'];
-    const problems = [...wiring.problems(), ...(gate?.problems() ?? [])];
+    const problems = [...wiring.problems(), ...dynamic.problems(), ...(gate?.problems() ?? [])];
     if (leader === undefined) problems.push('leader election has not said yet whether this replica leads');
     return problems;
   }

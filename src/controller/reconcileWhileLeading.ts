@@ -66,6 +66,8 @@ export interface ReconcileWhileLeadingParts<T extends KubeObject> {
   onLeader: (state: LeaderState) => void;
   reconcile: Reconciler;
   queue: Omit<ReconcileOptions, 'stop'>;
+  /** More informers to keep running for the run's whole life (watches added at run time); a failure of it fails the run. */
+  keepWarm?: Observable<never>;
 }
 
 /**
@@ -173,6 +175,7 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
       const name = resourceName(resource);
       return informer.events.pipe(tap((event) => parts.monitor.storeSize(name, event.store.size)));
     }),
+    parts.keepWarm ?? EMPTY,
   ).pipe(ignoreElements(), takeUntil(done), catchError(fail));
   // controller-runtime's CacheSyncTimeout: caches that never sync are an error, not a silent wait.
   const syncDeadline =
