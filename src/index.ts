@@ -78,6 +78,7 @@ export { manifests, type ManifestOptions } from './deploy/manifests.js';
 
 // The types of the options, arguments and results above, named so that code calling these functions can name them too.
 export type { ExtraWatch } from './controller/controller.js';
+export type { WatchHandle } from './controller/dynamicWatches.js';
 export type { ControllerPermission, PermissionVerb } from './controller/permissions.js';
 export type { RecordOptions } from './controller/recording/recordTimeline.js';
 export type { RunControllerOptions } from './controller/runController.js';
