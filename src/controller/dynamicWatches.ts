@@ -116,14 +116,15 @@ export class DynamicWatches {
       throw new TypeError(`controller "${this.parts.controller}": a watched resource needs version, resource and kind`);
     }
     const name = resourceName(resource);
-    if (name in this.parts.stores) throw new Error(`controller "${this.parts.controller}" already watches ${name}: remove that watch first`);
+    if (Object.hasOwn(this.parts.stores, name)) throw new Error(`controller "${this.parts.controller}" already watches ${name}: remove that watch first`);
     return name;
   }
 
   private add(name: string, resource: WatchedResource, keys: Entry['keys']): WatchHandle {
     const informer = this.parts.informers.informer<KubeObject>(resource, informerOptions(resource));
     const entry: Entry = { name, resource, informer, keys, removed: new ReplaySubject<void>(1) };
-    this.parts.stores[name] = informer.store;
+    // Defined, not assigned: a resource named `__proto__` is data here too.
+    Object.defineProperty(this.parts.stores, name, { value: informer.store, enumerable: true, configurable: true, writable: true });
     this.entries.add(entry);
     this.added.next(entry);
     const entries = this.entries;

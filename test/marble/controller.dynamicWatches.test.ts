@@ -77,4 +77,13 @@ describe('controller() with watches that come and go, in virtual time', () => {
     expect(subscriptions).to.deep.equal(['+1000', '-1150']);
     expect(s.error()).to.equal(undefined);
   });
+
+  it('keeps a resource named __proto__ as data in ctx.stores', () => {
+    const s = scripted(configMaps, () => ({}));
+    const handle = s.ctl.watch({ resource: { version: 'v1', resource: '__proto__', kind: 'Odd' }, map: () => [] });
+    expect(Object.hasOwn(s.ctl.stores, '__proto__')).to.equal(true);
+    expect(Object.getPrototypeOf(s.ctl.stores)).to.equal(Object.prototype);
+    handle.remove();
+    expect(Object.hasOwn(s.ctl.stores, '__proto__')).to.equal(false);
+  });
 });
