@@ -129,6 +129,7 @@ export class DynamicWatches {
     this.added.next(entry);
     const entries = this.entries;
     const stores = this.parts.stores;
+    const factory = this.parts.informers;
     return {
       resource: name,
       get removed() {
@@ -140,6 +141,8 @@ export class DynamicWatches {
         entry.removed.next();
         entry.removed.complete();
         if (stores[name] === informer.store) delete stores[name];
+        // Unsubscribed by now (takeUntil is synchronous): unless another controller shares it, its objects go too.
+        factory.release(informer);
       },
     };
   }

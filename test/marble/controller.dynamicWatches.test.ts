@@ -20,20 +20,21 @@ function scripted(forResource: typeof widgets, inputs: (scheduler: TestScheduler
   });
   const sources = inputs(scheduler);
   const seen: string[] = [];
+  const informers = new MarbleInformers((resource) => sources[resource.resource] ?? NEVER, { scheduler });
   const ctl = controller<KubeObject>({
     name: 'dynamic',
     kubeConfig: new KubeConfig(),
     for: forResource,
     scheduler,
     logger: silentLogger,
-    informers: new MarbleInformers((resource) => sources[resource.resource] ?? NEVER, { scheduler }),
+    informers,
     client: memoryClient({ scheduler }),
     recorder: memoryRecorder({ scheduler }),
     reconcile: (key, ctx) => void seen.push(`${scheduler.now()} ${key} ${ctx.object === undefined ? 'gone' : 'present'}`),
   });
   let error: unknown;
   const start = () => ctl.subscribe({ error: (err: unknown) => (error = err) });
-  return { scheduler, ctl, seen, start, error: () => error };
+  return { scheduler, ctl, informers, seen, start, error: () => error };
 }
 
 describe('controller() with watches that come and go, in virtual time', () => {
@@ -75,6 +76,8 @@ describe('controller() with watches that come and go, in virtual time', () => {
     expect(s.seen).to.deep.equal(['0 default/app present', '1000 default/app present', '1100 default/app present']);
     expect(Object.keys(s.ctl.stores)).to.deep.equal(['configmaps']);
     expect(subscriptions).to.deep.equal(['+1000', '-1150']);
+    // Its objects are let go: the informer no one subscribes to holds none.
+    expect(s.informers.informer(secrets).store.size).to.equal(0);
     expect(s.error()).to.equal(undefined);
   });
 
