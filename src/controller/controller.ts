@@ -336,7 +336,10 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const client = options.client ?? kubeClient(options.kubeConfig, { fieldManager: options.name, logger, requests });
   const identity = options.leaderElection?.identity ?? `${hostname()}-${Math.random().toString(36).slice(2, 10)}`;
   // The informers are listened to only while someone reads the timeline.
-  const hub: TimelineHub = new TimelineHub(options.name, scheduler, logger, () => listenToInformers(hub, wiring.all));
+  const hub: TimelineHub = new TimelineHub(options.name, scheduler, logger, () => {
+    const stops = [listenToInformers(hub, wiring.all), dynamic.listen((added) => listenToInformers(hub, [added]))];
+    return () => stops.forEach((stop) => stop());
+  });
   // Sharded, the primary informer lists and watches this replica's ranges, re-listing as they move.
   const cachedRanges = options.sharding !== undefined && options.sharding.cache !== 'full' ? new ReplaySubject<ShardSelection>(1) : undefined;
   const wiring = wire(cachedRanges === undefined ? options : { ...options, for: { ...options.for, shardSelector: cachedRanges } }, informers, hub);
@@ -348,6 +351,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     owner: { group: options.for.group ?? '', kind: options.for.kind },
     priority: prioritize(options.name, options.priority),
     trace: hub,
+    storeSize: (resource, size) => monitor.storeSize(resource, size),
   });
   const triggers = merge(wiring.triggers, dynamic.triggers);
   // What the elector said last: read by leading() and ready(), never to steer the run.

@@ -1,4 +1,4 @@
-import { catchError, defer, from, ignoreElements, merge, mergeMap, type Observable, ReplaySubject, Subject, takeUntil, throwError } from 'rxjs';
+import { catchError, defer, from, ignoreElements, merge, mergeMap, type Observable, ReplaySubject, Subject, takeUntil, tap, throwError } from 'rxjs';
 import type { Informer, InformerFactory } from '../informers/informerFactory.js';
 import { mapToKeys, mapToOwners } from '../operators/owners.js';
 import type { KeyTrigger } from '../operators/reconcileByKey.js';
@@ -43,7 +43,12 @@ export interface DynamicWatchParts {
   owner: { group: string; kind: string };
   priority: Prioritize;
   trace: TriggerTrace | undefined;
+  /** Told of the size of an added watch's store after each of its events (`rxkube_store_objects`). */
+  storeSize?: (resource: string, size: number) => void;
 }
+
+/** Attaches a listener (the timeline's) to one added watch; returns what detaches it. */
+export type AttachToWatch = (watch: { resource: WatchedResource; informer: Informer }) => () => void;
 
 /**
  * The `owns` and `watches` added to a controller after it was made. Each
@@ -57,6 +62,8 @@ export interface DynamicWatchParts {
 export class DynamicWatches {
   private readonly entries = new Set<Entry>();
   private readonly added = new Subject<Entry>();
+  /** The listeners attached through `listen`, each with what detaches it from each watch. */
+  private readonly attached = new Set<{ attach: AttachToWatch; detach: Map<Entry, () => void> }>();
 
   constructor(private readonly parts: DynamicWatchParts) {}
 
@@ -99,12 +106,29 @@ export class DynamicWatches {
   readonly warm: Observable<never> = defer(() => merge(from([...this.entries]), this.added)).pipe(
     mergeMap((entry) =>
       entry.informer.events.pipe(
+        tap((event) => this.parts.storeSize?.(entry.name, event.store.size)),
         ignoreElements(),
         takeUntil(entry.removed),
         catchError((err: unknown) => throwError(() => new Error(`controller "${this.parts.controller}": the added watch of ${entry.name} failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err }))),
       ),
     ),
   );
+
+  /**
+   * Attaches `attach` to every added watch, now and as they are added,
+   * and detaches it from each as it is removed, until the function
+   * returned is called (the timeline listens to informers so, while read).
+   */
+  listen(attach: AttachToWatch): () => void {
+    const listener = { attach, detach: new Map<Entry, () => void>() };
+    for (const entry of this.entries) listener.detach.set(entry, attach(entry));
+    this.attached.add(listener);
+    return () => {
+      this.attached.delete(listener);
+      for (const detach of listener.detach.values()) detach();
+      listener.detach.clear();
+    };
+  }
 
   /** What is wrong with the added watches' informers, as `Wiring.problems()` says it. */
   problems(): string[] {
@@ -126,10 +150,12 @@ export class DynamicWatches {
     // Defined, not assigned: a resource named `__proto__` is data here too.
     Object.defineProperty(this.parts.stores, name, { value: informer.store, enumerable: true, configurable: true, writable: true });
     this.entries.add(entry);
+    for (const listener of this.attached) listener.detach.set(entry, listener.attach(entry));
     this.added.next(entry);
     const entries = this.entries;
     const stores = this.parts.stores;
     const factory = this.parts.informers;
+    const attached = this.attached;
     return {
       resource: name,
       get removed() {
@@ -140,6 +166,10 @@ export class DynamicWatches {
         // Keys first, then the informer: what its store lets go of on the way out reaches no reconcile.
         entry.removed.next();
         entry.removed.complete();
+        for (const listener of attached) {
+          listener.detach.get(entry)?.();
+          listener.detach.delete(entry);
+        }
         if (stores[name] === informer.store) delete stores[name];
         // Unsubscribed by now (takeUntil is synchronous): unless another controller shares it, its objects go too.
         factory.release(informer);

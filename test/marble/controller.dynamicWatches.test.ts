@@ -67,6 +67,10 @@ describe('controller() with watches that come and go, in virtual time', () => {
         tap({ subscribe: () => subscriptions.push(`+${scheduler.now()}`), unsubscribe: () => subscriptions.push(`-${scheduler.now()}`) }),
       ),
     }));
+    const timeline: string[] = [];
+    s.ctl.timeline.subscribe((entry) => {
+      if (entry.type === 'informer' && entry.resource === 'secrets') timeline.push(`${entry.at} ${entry.event}`);
+    });
     s.start();
     let handle: ReturnType<typeof s.ctl.watch> | undefined;
     s.scheduler.schedule(() => (handle = s.ctl.watch({ resource: secrets, map: (delta) => `default/${delta.object.metadata.name}` })), 1_000);
@@ -76,6 +80,9 @@ describe('controller() with watches that come and go, in virtual time', () => {
     expect(s.seen).to.deep.equal(['0 default/app present', '1000 default/app present', '1100 default/app present']);
     expect(Object.keys(s.ctl.stores)).to.deep.equal(['configmaps']);
     expect(subscriptions).to.deep.equal(['+1000', '-1150']);
+    // The timeline showed its events while it was watched, and the metric its store's size.
+    expect(timeline).to.deep.equal(['1000 Restart', '1000 Listed', '1000 Synced', '1100 Modified']);
+    expect((await s.ctl.registry.getSingleMetric('rxkube_store_objects')?.get())?.values.find((v) => v.labels.resource === 'secrets')?.value).to.equal(1);
     // Its objects are let go: the informer no one subscribes to holds none.
     expect(s.informers.informer(secrets).store.size).to.equal(0);
     expect(s.error()).to.equal(undefined);
