@@ -55,7 +55,8 @@ export function isNotServed(err: unknown): err is ListWatchError {
  *
  * - A 404 of the list or the watch (the type is not served: never
  *   installed, or its CRD deleted) is no end: the output says `Restart`
- *   then `Synced` with no resourceVersion, an empty list, so `deltas()`
+ *   (unless the list that failed just said it) then `Synced` with no
+ *   resourceVersion, an empty list, so `deltas()`
  *   turns every object still stored into a `Deleted` (`finalStateUnknown`)
  *   and the store is empty and synced. The monitor's `status` says the
  *   source is failing (a controller is not `ready()` meanwhile), and the
@@ -76,19 +77,27 @@ export function whenServed<T extends KubeObject>(open: () => Observable<ListWatc
   return defer(() => {
     const pauses = new Backoff({ ...SERVED_POLL_DEFAULTS, ...options.poll }, scheduler, options.random);
     let gone: ListWatchError | undefined;
+    // Whether the list-watch's last event began a list: a list refused at once (404) began with one already.
+    let listing = false;
     const run = defer(() => {
       gone = undefined;
+      listing = false;
       return open();
     }).pipe(
       tap((event) => {
+        listing = event.type === 'Restart';
         if (event.type === 'Synced') pauses.reset();
       }),
       catchError((err: unknown) => {
         if (!isNotServed(err)) return throwError(() => err);
         gone = err;
-        logger.warn({ resource, verb: err.verb, message: err.message }, `${resource} is not served: its cache is emptied, and the source waits for the type to be served`);
+        logger.warn(
+          { resource, verb: err.verb, message: err.message },
+          `${resource} is not served (check group, version and plural, and that its CRD is installed): its cache is emptied, and the source waits for the type to be served`,
+        );
         monitor?.status?.(resource, { healthy: false, verb: err.verb, reason: `not served (404 ${err.reason}); waiting for the type to be served`, code: 404 });
-        return of<ListWatchEvent<T>[]>({ type: 'Restart' }, { type: 'Synced', resourceVersion: '' });
+        const empty: ListWatchEvent<T> = { type: 'Synced', resourceVersion: '' };
+        return listing ? of(empty) : of<ListWatchEvent<T>[]>({ type: 'Restart' }, empty);
       }),
     );
     // Each probe after its pause; the first true ends the wait.

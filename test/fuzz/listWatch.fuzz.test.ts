@@ -212,8 +212,6 @@ describe('fuzz: listWatch against a server that answers anything', function () {
         };
         const subscription = listWatch(kubeConfig, { version: 'v1', resource: 'configmaps', namespace: 'default' }, {
           backoff: { initialMs: 1, maxMs: 5 },
-          // The reflector's own rules are fuzzed here; a 404's wait for the type is whenServed's (test/marble/whenServed.test.ts).
-          notServed: 'fail',
           scheduler: dilatedScheduler(100),
           idleTimeout: 4000,
           logger: silentLogger,

@@ -114,6 +114,14 @@ describe('whenServed: a list-watch whose resource type comes and goes, in virtua
     });
   });
 
+  it('says Restart once when the list that met the 404 had said it already', () => {
+    const scheduler = testScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const s = scripted([cold<ListWatchEvent>('r#', events, notServed('list'))], () => cold<boolean>('-'), () => scheduler.now(), { scheduler });
+      expectObservable(s.output).toBe('re', events);
+    });
+  });
+
   it('ends with any error other than a 404, and completes when the list-watch completes', () => {
     const scheduler = testScheduler();
     scheduler.run(({ cold, expectObservable }) => {
