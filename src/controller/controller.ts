@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { hostname } from 'node:os';
 import { Registry } from 'prom-client';
-import { catchError, concat, defer, EMPTY, from, ignoreElements, merge, Observable, ReplaySubject, tap, throwError, type SchedulerLike, asyncScheduler } from 'rxjs';
+import { catchError, concat, defer, EMPTY, from, ignoreElements, merge, Observable, ReplaySubject, takeUntil, tap, throwError, type SchedulerLike, asyncScheduler } from 'rxjs';
 import { InformerFactory } from '../informers/informerFactory.js';
 import { createDefaultLogger, type Logger } from '../logger.js';
 import type { KeysOf } from '../operators/owners.js';
@@ -357,7 +357,11 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     trace: hub,
     storeSize: (resource, size) => monitor.storeSize(resource, size),
   });
-  const triggers = merge(wiring.triggers, dynamic.triggers);
+  // The added watches' keys end with the others': scripted watches that end (a test's) still end the run.
+  const triggers = defer(() => {
+    const ended = new ReplaySubject<void>(1);
+    return merge(dynamic.triggers.pipe(takeUntil(ended)), wiring.triggers.pipe(tap({ complete: () => ended.next() })));
+  });
   // What the elector said last: read by leading() and ready(), never to steer the run.
   let leader: { leading: boolean } | undefined = options.leaderElection === undefined ? { leading: true } : undefined;
   let gate: ShardGate | undefined;
