@@ -104,6 +104,7 @@ export { TRACEPARENT_ANNOTATION, traceContextOf } from './observe/tracing/tracep
 export type { TracingOptions } from './observe/tracing/controllerTracing.js';
 export { exportTracesFromEnv, type TraceExport, type TraceExportOptions } from './observe/tracing/exportFromEnv.js';
 export type { RunCause, TriggerCause } from './observe/timeline.js';
+export type { WatchHandle } from './controller/dynamicWatches.js';
 export type { ControllerPermission, PermissionVerb } from './controller/permissions.js';
 export type { RecordOptions } from './observe/recording/recordTimeline.js';
 export type { RunControllerOptions } from './controller/runController.js';

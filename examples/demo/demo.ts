@@ -103,6 +103,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
   let metricsText = '';
   let webhookReport: WebhookReport | undefined;
   let controllerFailure: string | undefined;
+  let watchTypeGone: ReturnType<typeof setInterval> | undefined;
 
   try {
     display.line(`rxkube main job: the podautoscaler controller on ${cluster.where}, namespace "${namespace}"`);
@@ -136,6 +137,14 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
     );
     const controllerRun = running;
     stop.signal.addEventListener('abort', () => controllerRun.stop(), { once: true });
+    // A controller whose resource type is gone (its CRD deleted) waits, unready, for it to come back
+    // (docs/dynamic-watches.md); this job's script cannot go on without it, and says why.
+    watchTypeGone = setInterval(() => {
+      const gone = controllerRun.controller.notReady().find((line) => line.includes('not served'));
+      if (gone === undefined || controllerFailure !== undefined) return;
+      controllerFailure = gone;
+      stop.abort();
+    }, 100);
     display.line(`metrics: ${running.health?.url}/metrics   (Ctrl-C stops)`);
     display.line(`live view: ${running.liveView}   (open it in a browser while the job runs)`);
     if (certs !== undefined) await registerWebhooks(client, running, certs.caBundle, stop.signal);
@@ -188,6 +197,7 @@ export async function runDemo({ options, env, out, signal }: DemoOptions): Promi
   } catch (err) {
     if (!interrupted()) left = [...(left[0] === 'the demo did not get to check' ? [] : left), `the demo failed: ${err instanceof Error ? err.message : String(err)}`];
   } finally {
+    clearInterval(watchTypeGone);
     signal?.removeEventListener('abort', interrupt);
     display.close();
     await cleanUp(cluster, client, namespace, running, final, recorder);

@@ -1,17 +1,13 @@
-import type { Registry } from 'prom-client';
 import { catchError, concat, Observable, ReplaySubject, tap, throwError } from 'rxjs';
-import type { TimelineEntry } from '../observe/timeline.js';
 import { TimelineHub } from '../observe/timelineHub.js';
 import { listenToInformers } from '../observe/timelineInformers.js';
 import { timelineObserver } from '../observe/timelineQueue.js';
 import type { ReconcileOutcome } from '../operators/reconcileByKey.js';
-import type { ShardState } from '../sinks/leader/shardMembership.js';
-import type { ControllerMetrics } from '../sinks/metrics/controllerMetrics.js';
 import type { ShardSelection } from '../sources/sourceShard.js';
 import type { Lister } from '../store/store.js';
 import type { KubeObject } from '../types.js';
 import { contextReconcile } from './controllerContext.js';
-import { validateOptions, type ControllerOptions, type ControllerStores } from './controllerOptions.js';
+import { validateOptions, type ControllerOptions, type ExtraWatch, type WatchedResource } from './controllerOptions.js';
 import { controllerParts, electionFor, queueFor, runRecorder, shardGateFor } from './controllerParts.js';
 import { ControllerStatus } from './controllerStatus.js';
 import type { OwnWrites } from './ownWrites.js';
@@ -19,49 +15,16 @@ import { readYourWrites, readYourWritesOption } from './readYourWrites.js';
 import { reconcileWhileLeading } from './reconcileWhileLeading.js';
 import type { ShardGate } from './sharding.js';
 import { wire } from './wiring.js';
+import { DynamicWatches } from './dynamicWatches.js';
+import type { Controller } from './controllerHandle.js';
+import { prioritize } from './priorities.js';
 import { traceRuns } from '../observe/tracing/controllerTracing.js';
 import { checkClusterOptions, clusters } from './clusters/clusterWiring.js';
 
 export type { ControllerOptions, ControllerStores, ExtraWatch, TypedResource, WatchedResource } from './controllerOptions.js';
 export type { ControllerContext, ControllerReconciler } from './controllerContext.js';
+export type { Controller } from './controllerHandle.js';
 
-/** A controller: an Observable of reconcile outcomes, plus what a host process wants to read. */
-export interface Controller<T extends KubeObject = KubeObject> extends Observable<ReconcileOutcome> {
-  /** The controller's name. */
-  readonly name: string;
-  /** The primary store. */
-  readonly store: Lister<T>;
-  /** Every store, by resource name. */
-  readonly stores: ControllerStores;
-  /** The controller-runtime metrics it updates. */
-  readonly metrics: ControllerMetrics;
-  /** The prom-client Registry the metrics are on. */
-  readonly registry: Registry;
-  /** Every store has synced, and the controller is running (false before it starts and after it ends). */
-  synced(): boolean;
-  /** True while this replica may reconcile: always without leader election, while running. */
-  leading(): boolean;
-  /**
-   * For `/readyz`: running, synced, no informer failing (a 403 being
-   * retried, say), and under leader election either leading or standing by.
-   */
-  ready(): boolean;
-  /** Why `ready()` is false, one line per cause (a resource's failure, the controller's end); empty when ready. */
-  notReady(): string[];
-  /**
-   * What the controller does, as it does it (`TimelineEntry`, each stamped
-   * with the scheduler's `now()`): informer events (with the objects
-   * received) and failures, triggers and their causes, queue transitions,
-   * runs, the requests of `ctx.client` with their answers, the Events of
-   * `ctx.recorder`, leadership. Hot: subscribing starts nothing, and shows
-   * what happens from then on (a run already under way shows no writes).
-   * Costs one check per event while nobody subscribes. A callback given to
-   * `subscribe` that throws is logged; the controller goes on.
-   */
-  readonly timeline: Observable<TimelineEntry>;
-  /** With `sharding`: this replica's slots and the live members as it last saw them; undefined otherwise or before the start. */
-  shards(): ShardState | undefined;
-}
 
 /**
  * Wires a controller: shared informers for the primary resource, what it
@@ -108,7 +71,10 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
   const parts = controllerParts(options);
   const { logger, scheduler, registry, metrics, identity } = parts;
   // The informers are listened to only while someone reads the timeline.
-  const hub: TimelineHub = new TimelineHub(options.name, scheduler, logger, () => listenToInformers(hub, wiring.all));
+  const hub: TimelineHub = new TimelineHub(options.name, scheduler, logger, () => {
+    const stops = [listenToInformers(hub, wiring.all), dynamic.listen((added) => listenToInformers(hub, [added]))];
+    return () => stops.forEach((stop) => stop());
+  });
   // Sharded, the primary informer lists and watches this replica's ranges, re-listing as they move.
   const cachedRanges = options.sharding !== undefined && options.sharding.cache !== 'full' ? new ReplaySubject<ShardSelection>(1) : undefined;
   const ownWritesOptions = readYourWritesOption(options.readYourWrites);
@@ -119,6 +85,17 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     ownWritesOptions === undefined ? undefined : (i, event) => late.writes?.observe(i, event));
   const ryow = ownWritesOptions === undefined ? undefined : readYourWrites(ownWritesOptions, wiring, { controller: options.name, scheduler, logger, registry });
   late.writes = ryow?.writes;
+  // Watches and owns added at run time: their keys join the triggers, their informers the warm ones.
+  const dynamic = new DynamicWatches({
+    controller: options.name,
+    informers: parts.informers,
+    stores: wiring.stores as Record<string, Lister>,
+    owner: { group: options.for.group ?? '', kind: options.for.kind },
+    priority: prioritize(options.name, options.priority),
+    trace: hub,
+    storeSize: (resource, size) => parts.monitor.storeSize(resource, size),
+  });
+  const triggers = dynamic.withTriggers(wiring.triggers);
   const status = new ControllerStatus(options.leaderElection !== undefined);
   let gate: ShardGate | undefined;
 
@@ -132,7 +109,8 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     gate = shardGateFor(options, parts, { store: wiring.primary.store, handoff: wiring.initialTrigger, gracePeriod, cachedRanges });
     const run = reconcileWhileLeading({
       name: options.name,
-      wiring: gate === undefined ? wiring : { ...wiring, triggers: gate.triggers(wiring.triggers) },
+      wiring: { ...wiring, triggers: gate === undefined ? triggers : gate.triggers(triggers) },
+      keepWarm: dynamic.warm,
       ...(gate !== undefined ? { membership: gate.membership } : {}),
       stopping,
       ...(options.stopNow !== undefined ? { stopNow: options.stopNow } : {}),
@@ -182,7 +160,7 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     };
   });
 
-  const notReady = (): string[] => status.notReady(() => [...wiring.problems(), ...(gate?.problems() ?? [])]);
+  const notReady = (): string[] => status.notReady(() => [...wiring.problems(), ...dynamic.problems(), ...(gate?.problems() ?? [])]);
   return Object.assign(output, {
     name: options.name,
     store: wiring.primary.store,
@@ -195,5 +173,11 @@ export function controller<T extends KubeObject = KubeObject>(options: Controlle
     ready: () => notReady().length === 0,
     notReady,
     shards: () => gate?.state(),
+    watch: (watch: ExtraWatch) => (multi === undefined ? dynamic.watch(watch) : refuseDynamic(options.name)),
+    own: (resource: WatchedResource) => (multi === undefined ? dynamic.own(resource) : refuseDynamic(options.name)),
   }) as Controller<T>;
+}
+
+function refuseDynamic(name: string): never {
+  throw new TypeError(`controller "${name}": watches cannot be added to a controller of several clusters yet`);
 }

@@ -69,6 +69,8 @@ export interface ReconcileWhileLeadingParts<T extends KubeObject> {
   queue: Omit<ReconcileOptions, 'stop'>;
   /** What wraps the queue (read-your-own-writes holds its input), if anything. */
   around?: (queue: OperatorFunction<KeyTrigger, ReconcileOutcome>) => OperatorFunction<KeyTrigger, ReconcileOutcome>;
+  /** More informers to keep running for the run's whole life (watches added at run time); a failure of it fails the run. */
+  keepWarm?: Observable<never>;
 }
 
 /**
@@ -176,6 +178,7 @@ export function reconcileWhileLeading<T extends KubeObject>(parts: ReconcileWhil
       const name = resourceName(resource);
       return informer.events.pipe(tap((event) => parts.monitor.storeSize(name, event.store.size)));
     }),
+    parts.keepWarm ?? EMPTY,
   ).pipe(ignoreElements(), takeUntil(done), catchError(fail));
   // controller-runtime's CacheSyncTimeout: caches that never sync are an error, not a silent wait.
   const syncDeadline =

@@ -50,7 +50,7 @@ function selectors(resource: WatchedResource): Pick<WatchedResource, 'labelSelec
   };
 }
 
-function informerOptions(resource: WatchedResource) {
+export function informerOptions(resource: WatchedResource) {
   return {
     ...selectors(resource),
     ...(resource.indexers ? { indexers: resource.indexers } : {}),
@@ -59,7 +59,7 @@ function informerOptions(resource: WatchedResource) {
 }
 
 /** What is wrong with one informer, if anything: its source failing (with why), or not synced yet. */
-function problemOf(resource: WatchedResource, informer: Informer): string | undefined {
+export function problemOf(resource: WatchedResource, informer: Informer): string | undefined {
   const health = informer.health();
   const name = resourceName(resource);
   if (health.state !== 'ok') return `${name}: ${health.state === 'failed' ? 'failed' : 'not answering'}: ${health.reason}`;
@@ -130,7 +130,7 @@ export function triggerKeys<V>(trace: TriggerTrace, toKey: (value: V) => ObjectK
  * it came from. The mappers are synchronous (one delta in, its keys out
  * before the next delta), so the last delta seen is the one of each key.
  */
-function traced<E extends StoreEvent>(
+export function traced<E extends StoreEvent>(
   events: Observable<E>,
   toKeys: OperatorFunction<E, ObjectKey>,
   trace: TriggerTrace | undefined,
@@ -182,7 +182,8 @@ export function wire<T extends KubeObject>(
     ...owned,
     ...watched.map(({ watch, informer }) => ({ resource: watch.resource, informer })),
   ];
-  const stores: ControllerStores = Object.freeze(Object.fromEntries(all.map(({ resource, informer }) => [resourceName(resource), informer.store])));
+  // Not frozen: watches added at run time (dynamicWatches.ts) put their stores here and take them out.
+  const stores: ControllerStores = Object.fromEntries(all.map(({ resource, informer }) => [resourceName(resource), informer.store]));
   const synced = () => all.every(({ informer }) => informer.store.synced);
   const ownerKind = { group: options.for.group ?? '', kind: options.for.kind };
   const primaryName = resourceName(options.for);

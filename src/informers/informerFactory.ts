@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { defer, isObservable, tap, type Observable } from 'rxjs';
+import { defer, finalize, isObservable, tap, type Observable } from 'rxjs';
 import { ShardIdentities } from './shardIdentity.js';
 import { deltas } from '../operators/deltas.js';
 import { resync } from '../operators/resync.js';
@@ -122,6 +122,18 @@ export class InformerFactory {
     return shared;
   }
 
+  /**
+   * Lets go of the objects of `informer` if no one subscribes to it any
+   * more (a watch removed from a running controller): its store is emptied
+   * at once instead of holding the last state until the next start. One
+   * still subscribed, or made by another factory, is left as it is.
+   * Returns whether it was emptied.
+   */
+  release(informer: Informer): boolean {
+    // Only its own: another factory's informer is that factory's to let go.
+    return informer instanceof SharedInformer && [...this.informers.values()].includes(informer as SharedInformer<KubeObject>) && informer.release();
+  }
+
   /** The resources informers were asked for, by name (`deployments.apps`), each once. */
   resourceNames(): string[] {
     return [...new Set([...this.informers.values()].map((informer) => resourceName(informer.resource)))];
@@ -139,6 +151,7 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
   private finished = false;
   private currentHealth: InformerHealth = OK;
   private listeners: InformerListener<T>[] = [];
+  private subscribers = 0;
   private readonly logger: Logger | undefined;
 
   constructor(
@@ -180,8 +193,18 @@ class SharedInformer<T extends KubeObject> implements Informer<T> {
     const shared = source.pipe(shareSource<T>());
     // A source that completed (an aborted signal, a scripted test watch) is a
     // finished run: later subscribers get its last state, not a second run.
-    this.events = defer(() => (this.finished ? replay(this.current.lister) : shared));
+    this.events = defer(() => {
+      this.subscribers++;
+      return (this.finished ? replay(this.current.lister) : shared).pipe(finalize(() => this.subscribers--));
+    });
     this.store = listerView(() => this.current);
+  }
+
+  /** Empties the store of an informer no one subscribes to; see `InformerFactory.release`. */
+  release(): boolean {
+    if (this.subscribers > 0) return false;
+    this.current = this.newStore();
+    return true;
   }
 
   health(): InformerHealth {

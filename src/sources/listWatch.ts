@@ -1,10 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Observable, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, Observable, type SchedulerLike } from 'rxjs';
 import { defaultLogger, type Logger } from '../logger.js';
 import { collectionPath, resourceName, type KubeObject, type ListWatchEvent, type RequestObserver, type ResourceRef } from '../types.js';
 import { shardedListWatch } from './shardedListWatch.js';
 import type { ShardSelection, SourceShard } from './sourceShard.js';
 import type { BackoffOptions } from './backoff.js';
+import { servedInDiscovery } from './discoveryProbe.js';
+import { whenServed } from './whenServed.js';
 import { Reflector } from './listWatchPhases.js';
 import { httpTransport, type TransportSettings } from './listWatchTransport.js';
 import type { MalformedWatchLineError } from './watchLineReader.js';
@@ -148,6 +150,22 @@ export interface ListWatchOptions<T extends KubeObject> {
   requests?: RequestObserver;
   /** For the watch timeout and backoff jitter; `Math.random` by default. */
   random?: () => number;
+  /**
+   * What a 404 of the list or the watch does, the resource type not served
+   * (a CRD not installed yet, or deleted): `wait` empties the store
+   * (`Restart`, then `Synced` with no resourceVersion: `deltas()` deletes
+   * what was stored), says the source is failing through the monitor's
+   * `status`, polls the server's discovery until the type is served, and
+   * lists it again (see `whenServed`, docs/dynamic-watches.md); `fail` ends
+   * the source with the `ListWatchError`. The default is `wait` for a group
+   * with a dot in its name (`example.com`: one a CRD or an aggregated API
+   * can add), `fail` for kube's own groups without one (the core group,
+   * `apps`, `batch`: no CRD may add to them, so a type not served there is
+   * a misspelt name, and fails at once, in the server's words).
+   */
+  notServed?: 'wait' | 'fail';
+  /** With `notServed: 'wait'`: the pauses between discovery polls (default 1 s doubling to 30 s, jitter 0.5). */
+  servedPoll?: BackoffOptions;
 }
 
 /**
@@ -186,8 +204,13 @@ export interface ListWatchOptions<T extends KubeObject> {
  * - A list answer is parsed as it streams in, whatever its size and whether
  *   or not the server paginates; an object larger than `maxObjectBytes` is
  *   reported and skipped, and the rest goes on.
+ * - A 404 (the resource type is not served: its CRD not installed yet, or
+ *   deleted) empties the store and waits for the type, polling discovery,
+ *   then lists it again (`notServed`, by default for a group with a dot in
+ *   its name, as every CRD's; see `whenServed`).
  * - It errors only for faults no retry fixes: 400 (a bad selector), 404
- *   (the resource type is not served) and the other statuses
+ *   in kube's own groups (the core group, `apps`: a misspelt name) or with
+ *   `notServed: 'fail'`, and the other statuses
  *   `isFatalStatus` names, a kubeconfig without a cluster, a transform that
  *   throws; with a `ListWatchError` naming the verb, the resource and the
  *   server's message.
@@ -235,14 +258,35 @@ export function listWatch<T extends KubeObject = KubeObject>(
 ): Observable<ListWatchEvent<T>> {
   const logged = { ...options, logger: options.logger ?? defaultLogger({ part: 'listWatch' }) };
   const selection = options.shardSelector;
-  if (selection === undefined) return reflect(kubeConfig, resource, logged, undefined);
-  return shardedListWatch<T>(selection, {
+  const open = (): Observable<ListWatchEvent<T>> =>
+    selection === undefined
+      ? reflect(kubeConfig, resource, logged, undefined)
+      : shardedListWatch<T>(selection, {
+          resource: resourceName(resource),
+          logger: logged.logger,
+          monitor: options.monitor ?? {},
+          signal: options.signal,
+          source: (shard) => reflect(kubeConfig, resource, logged, shard),
+        });
+  if ((options.notServed ?? defaultNotServed(resource)) === 'fail') return open();
+  return whenServed(open, {
     resource: resourceName(resource),
+    probe: () => servedInDiscovery(kubeConfig, resource, options.requests),
+    scheduler: options.scheduler ?? asyncScheduler,
     logger: logged.logger,
-    monitor: options.monitor ?? {},
     signal: options.signal,
-    source: (shard) => reflect(kubeConfig, resource, logged, shard),
+    ...(options.servedPoll !== undefined ? { poll: options.servedPoll } : {}),
+    ...(options.monitor !== undefined ? { monitor: options.monitor } : {}),
+    ...(options.random !== undefined ? { random: options.random } : {}),
   });
+}
+
+/**
+ * `wait` where a type may yet be installed: a group whose name has a dot,
+ * as every CRD's must (kube refuses a CRD whose group has none).
+ */
+function defaultNotServed(resource: ResourceRef): 'wait' | 'fail' {
+  return (resource.group ?? '').includes('.') ? 'wait' : 'fail';
 }
 
 /** One list-watch of one (or no) shard: the Reflector over HTTP, for as long as it is subscribed. */

@@ -302,10 +302,11 @@ describe('controller against the embedded API server', () => {
   });
 
   it('ends with the source error on a fault no retry fixes, and is no longer ready', async () => {
-    const { c, error } = start({ for: { group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget' }, reconcile: () => undefined });
+    // A selector the server refuses (400); a type it does not serve is waited for instead (controller.dynamicWatches.test.ts).
+    const { c, error } = start({ for: { ...configmaps, labelSelector: 'app in (web' }, reconcile: () => undefined });
     await waitFor(() => error() !== undefined, 'the error');
-    expect(String(error())).to.contain('cannot list widgets.example.com');
+    expect(String(error())).to.contain('cannot list configmaps');
     expect([c.ready(), c.synced(), c.leading()]).to.deep.equal([false, false, false]);
-    expect(c.notReady()[0]).to.match(/^the controller failed: cannot list widgets.example.com/);
+    expect(c.notReady()[0]).to.match(/^the controller failed: cannot list configmaps/);
   });
 });

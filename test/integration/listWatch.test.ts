@@ -1,7 +1,7 @@
 import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { tap, type Subscription } from 'rxjs';
-import { deltas, listWatch, type ListWatchOptions, ListWatchError, dropManagedFields, indexer, type StoreEvent, isDelta, type KubeObject, type ListWatchEvent } from 'rxkube';
+import { deltas, listWatch, silentLogger, type ListWatchOptions, ListWatchError, dropManagedFields, indexer, type StoreEvent, isDelta, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { type ListWatchMonitor, type SourceStatus } from '../../src/sources/listWatch.js';
 import { startApiServer, type ApiServer } from 'rxkube/testing';
 import { dilatedScheduler } from '../support/dilatedScheduler.js';
@@ -389,11 +389,11 @@ describe('listWatch against the embedded API server', function () {
   });
 
   describe('faults no retry can fix', () => {
-    it('ends with an error on 404 for a resource type the server does not serve', async () => {
+    it("ends with an error on 404 for a resource type the server does not serve, with notServed: 'fail'", async () => {
       const raw: unknown[] = [];
       let error: unknown;
       running.push(
-        listWatch(kc, { group: 'example.com', version: 'v1', resource: 'widgets' }).subscribe({
+        listWatch(kc, { group: 'example.com', version: 'v1', resource: 'widgets' }, { notServed: 'fail' }).subscribe({
           next: (e) => raw.push(e),
           error: (e: unknown) => (error = e),
         }),
@@ -401,6 +401,22 @@ describe('listWatch against the embedded API server', function () {
       await waitFor(() => error !== undefined, 'the error');
       expect((error as ListWatchError).code).to.equal(404);
       expect((error as Error).message).to.match(/^cannot list widgets.example.com in all namespaces: the API server does not serve this resource type/);
+    });
+
+    it("waits instead for a type of a group a CRD can add to, and for any with notServed: 'wait': the cache empty and synced, the source failing", async () => {
+      const statuses: SourceStatus[] = [];
+      const seen: Record<string, ListWatchEvent[]> = { widgets: [], configmap: [] };
+      let error: unknown;
+      const monitor: ListWatchMonitor = { status: (_r, status) => statuses.push(status) };
+      const widgets = { group: 'example.com', version: 'v1', resource: 'widgets' };
+      const misspelt = { version: 'v1', resource: 'configmap' };
+      running.push(listWatch(kc, widgets, { monitor, logger: silentLogger }).subscribe({ next: (e) => seen.widgets?.push(e), error: (e: unknown) => (error = e) }));
+      running.push(listWatch(kc, misspelt, { notServed: 'wait', logger: silentLogger }).subscribe({ next: (e) => seen.configmap?.push(e), error: (e: unknown) => (error = e) }));
+      await waitFor(() => seen.widgets?.length === 2 && seen.configmap?.length === 2, 'the empty lists');
+      expect(seen.widgets).to.deep.equal([{ type: 'Restart' }, { type: 'Synced', resourceVersion: '' }]);
+      expect(seen.configmap).to.deep.equal([{ type: 'Restart' }, { type: 'Synced', resourceVersion: '' }]);
+      expect(statuses).to.deep.equal([{ healthy: false, verb: 'list', reason: 'not served (404 NotFound); waiting for the type to be served', code: 404 }]);
+      expect(error).to.equal(undefined);
     });
 
     it('ends with an error on 400 for a bad selector, quoting it', async () => {

@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
-import { asyncScheduler, BehaviorSubject, map, NEVER, type Observable } from 'rxjs';
+import { asyncScheduler, BehaviorSubject, concat, map, NEVER, of, type Observable } from 'rxjs';
 import { InformerFactory, type KubeObject, type ListWatchEvent } from 'rxkube';
 import { type InformerSource, type SourceOptions } from '../../src/informers/informerFactory.js';
 import type { ControllerOptions } from '../../src/controller/controller.js';
@@ -22,6 +22,23 @@ function watch(events: Observable<{ type: string }>, into: string[]): void {
 }
 
 describe('InformerFactory with a source of its own', () => {
+  it('release() empties the store of an informer no one subscribes to, and leaves one still subscribed alone', () => {
+    const listed: ListWatchEvent[] = [{ type: 'Restart' }, { type: 'Listed', object: obj('a', '1') }, { type: 'Synced', resourceVersion: '1' }];
+    const source: InformerSource = <T extends KubeObject>() => concat(of(...listed), NEVER) as Observable<ListWatchEvent<T>>;
+    const factory = new InformerFactory(new KubeConfig(), { source });
+    const informer = factory.informer(configmaps);
+    const first = informer.events.subscribe();
+    const second = informer.events.subscribe();
+    first.unsubscribe();
+    expect(factory.release(informer)).to.equal(false);
+    expect(informer.store.keys()).to.deep.equal(['default/a']);
+    second.unsubscribe();
+    expect(new InformerFactory(new KubeConfig()).release(informer), 'another factory').to.equal(false);
+    expect(informer.store.size).to.equal(1);
+    expect(factory.release(informer)).to.equal(true);
+    expect(informer.store.size).to.equal(0);
+  });
+
   it('errors the events, naming the source option and the resource, when the source throws', () => {
     const thrown = new Error('no such fixture');
     let caught: unknown;

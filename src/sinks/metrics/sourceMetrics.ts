@@ -46,7 +46,7 @@ export interface SourceMetrics {
  * | `rxkube_source_retries_total` | counter | `resource`, `verb` | `retry` (a backoff wait after a failure) |
  * | `rxkube_source_auth_retries_total` | counter | `resource`, `verb`, `code` | `retry` after a 401 or 403 (RBAC not granted yet, a token being rotated) |
  * | `rxkube_source_skipped_objects_total` | counter | `resource`, `verb` | `skipped` (an object over `maxObjectBytes`) |
- * | `rxkube_source_failing` | gauge | `resource` | `status`: 1 while the source retries a failure, 0 once answered |
+ * | `rxkube_source_failing` | gauge | `resource` | `status`: 1 while the source retries a failure or waits for its resource type to be served, 0 once answered |
  * | `rxkube_store_objects` | gauge | `resource` | `storeSize` |
  * | `rxkube_source_shard_filter_client_side` | gauge | `resource` | `shardFilter`: 1 while a sharded source filters on its side (the server ignored `shardSelector`), 0 when the server filters |
  *
