@@ -192,6 +192,11 @@ describe('controller({ clusters }) in virtual time', () => {
     expect(() => controller({ ...base, clusters: { a: {} as KubeConfig } })).to.throw(TypeError, 'cluster "a" needs a KubeConfig');
     expect(() => controller({ ...base, clusters: { a: new KubeConfig() }, client: memoryClient() })).to.throw(TypeError, 'client is of one cluster');
     expect(() => controller({ ...base, clusters: { a: new KubeConfig() }, sharding: { replicas: 2, by: 'uid' } })).to.throw(TypeError, 'sharding and clusters cannot both be set');
+    expect(() => controller({ ...base, clusters: { a: new KubeConfig() }, readYourWrites: true })).to.throw(TypeError, 'readYourWrites and clusters cannot both be set yet');
+    expect(() => controller({ ...base, clusters: { a: new KubeConfig() }, readYourWrites: false })).not.to.throw();
+    const fleet = controller({ ...base, clusters: { a: new KubeConfig() } });
+    expect(() => fleet.watch({ resource: configMaps, map: () => [] })).to.throw(TypeError, 'watches cannot be added to a controller of several clusters yet');
+    expect(() => fleet.own(configMaps)).to.throw(TypeError, 'watches cannot be added to a controller of several clusters yet');
     const scheduler = new TestScheduler(() => undefined);
     const bad = controller({ ...base, scheduler, clusters: of({ type: 'Joined', name: '' } as unknown as ClusterEvent) });
     let failure: Error | undefined;
