@@ -112,45 +112,32 @@ const withPriorities = (keys: readonly string[]): KeyTrigger[] =>
   });
 const prioritizedKeys = new Map<readonly string[], KeyTrigger[]>();
 
+/** `triggers` through `reconcileByKey` with a no-op reconcile at concurrency 4: the runs it made. */
+function throughReconcileByKey(triggers: readonly KeyTrigger[], noop: (key: string) => void): number {
+  let n = 0;
+  from(triggers)
+    .pipe(
+      reconcileByKey(
+        (key) => {
+          noop(key);
+        },
+        { concurrency: 4, logger: silentLogger },
+      ),
+    )
+    .subscribe(() => {
+      if ((++n & 0xffff) === 0) sampleHeap();
+    });
+  return n;
+}
+
 const contenders: [string, Contender][] = [
-  [
-    'reconcileByKey',
-    (keys, noop) => {
-      let n = 0;
-      from(keys)
-        .pipe(
-          reconcileByKey(
-            (key) => {
-              noop(key);
-            },
-            { concurrency: 4, logger: silentLogger },
-          ),
-        )
-        .subscribe(() => {
-          if ((++n & 0xffff) === 0) sampleHeap();
-        });
-      return n;
-    },
-  ],
+  ['reconcileByKey', (keys, noop) => throughReconcileByKey(keys, noop)],
   [
     'with priorities',
     (keys, noop) => {
       let triggers = prioritizedKeys.get(keys);
       if (triggers === undefined) prioritizedKeys.set(keys, (triggers = withPriorities(keys)));
-      let n = 0;
-      from(triggers)
-        .pipe(
-          reconcileByKey(
-            (key) => {
-              noop(key);
-            },
-            { concurrency: 4, logger: silentLogger },
-          ),
-        )
-        .subscribe(() => {
-          if ((++n & 0xffff) === 0) sampleHeap();
-        });
-      return n;
+      return throughReconcileByKey(triggers, noop);
     },
   ],
   [
