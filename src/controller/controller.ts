@@ -58,10 +58,14 @@ export type { Controller } from './controllerHandle.js';
  *   the lease released included; after an unsubscribe, the same shutdown
  *   runs in the background.
  * - A failing reconcile never ends it: its outcome says `error` and the key
- *   is retried with backoff. An informer that fails for good (a resource
- *   type the server does not serve, a throwing index function) ends it with
- *   that error. One whose source is retrying (a 403 until RBAC is granted,
- *   a 401 until the token is rotated) keeps it running but not `ready()`.
+ *   is retried with backoff. An informer that fails for good (a refused
+ *   selector, a throwing index function) ends it with that error. One whose
+ *   source is retrying (a 403 until RBAC is granted, a 401 until the token
+ *   is rotated) keeps it running but not `ready()`; so does one whose
+ *   resource type is not served (a CRD not installed yet, or deleted): its
+ *   store is empty, and it starts when the type is served
+ *   (docs/dynamic-watches.md). `watch()` and `own()` add watches while it
+ *   runs.
  * - Caches that have not synced within `cacheSyncTimeout` (2 minutes) end
  *   it with an error naming each resource and why.
  */
