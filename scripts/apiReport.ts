@@ -28,7 +28,7 @@ export const entries = [
   { entry: 'index.d.ts', report: 'rxkube.api.md' },
   { entry: 'testing/index.d.ts', report: 'rxkube-testing.api.md' },
   { entry: 'apiserver/index.d.ts', report: 'rxkube-apiserver.api.md' },
-  { entry: 'webhooks/index.d.ts', report: 'rxkube-webhooks.api.md' },
+  { entry: 'sinks/webhooks/index.d.ts', report: 'rxkube-webhooks.api.md' },
   { entry: 'kinds/index.d.ts', report: 'rxkube-kinds.api.md' },
 ] as const;
 

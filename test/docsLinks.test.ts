@@ -35,11 +35,3 @@ describe('the documentation\'s links', () => {
     expect(broken, 'broken links').to.deep.equal([]);
   });
 });
-
-describe('docs/DESIGN.md', () => {
-  it('is the maintainers\' design contract as it stands beside the repository (../shared/DESIGN.md, where that folder is there)', async function () {
-    const shared = join(root, '../shared/DESIGN.md');
-    if (!existsSync(shared)) this.skip(); // a clone without the maintainers' folder beside it: nothing to compare with
-    expect(await readFile(join(root, 'docs/DESIGN.md'), 'utf8'), 'copy ../shared/DESIGN.md to docs/DESIGN.md').to.equal(await readFile(shared, 'utf8'));
-  });
-});

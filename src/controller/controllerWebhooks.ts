@@ -2,11 +2,11 @@ import { watch } from 'node:fs';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
 import type { KubeObject } from '../types.js';
-import { mutatingWebhook, validatingWebhook, type MutateHandler, type ValidateHandler } from '../webhooks/admission.js';
-import type { CertificateFiles, ServingCertificate } from '../webhooks/certificates.js';
-import { conversionWebhook, type ConversionDefinition } from '../webhooks/conversion.js';
-import { startWebhookServer, type WebhookHandler, type WebhookServer } from '../webhooks/webhookServer.js';
-import { webhookPaths } from '../webhooks/webhookPaths.js';
+import { mutatingWebhook, validatingWebhook, type MutateHandler, type ValidateHandler } from '../sinks/webhooks/admission.js';
+import type { CertificateFiles, ServingCertificate } from '../sinks/webhooks/certificates.js';
+import { conversionWebhook, type ConversionDefinition } from '../sinks/webhooks/conversion.js';
+import { startWebhookServer, type WebhookHandler, type WebhookServer } from '../sinks/webhooks/webhookServer.js';
+import { webhookPaths } from '../sinks/webhooks/webhookPaths.js';
 
 /**
  * The webhooks of a controller's primary kind, served by `runController`

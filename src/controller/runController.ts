@@ -4,7 +4,7 @@ import { startHealthServer, type HealthServer } from '../sinks/metrics/healthSer
 import { liveView, type LiveView, type LiveViewOptions } from '../observe/liveView/liveView.js';
 import { prepareLiveViewServer, type LiveViewServer, type LiveViewServerOptions } from '../observe/liveView/liveViewServer.js';
 import { resourceName, type KubeObject } from '../types.js';
-import type { WebhookServer } from '../webhooks/webhookServer.js';
+import type { WebhookServer } from '../sinks/webhooks/webhookServer.js';
 import { asyncScheduler } from 'rxjs';
 import { controller, type Controller, type ControllerOptions } from './controller.js';
 import { recordedOptions } from './recordedOptions.js';

@@ -1,6 +1,6 @@
 import type { ControllerWebhooks } from '../controller/controllerWebhooks.js';
 import type { KubeObject } from '../types.js';
-import { webhookPaths } from '../webhooks/webhookPaths.js';
+import { webhookPaths } from '../sinks/webhooks/webhookPaths.js';
 import { crdObjects, define, isPipeline, placeholderKubeConfig, type ControllerDefinition, type DefinedController, type DefinedPipeline } from './definition.js';
 import { controllerRbac, type ScopedRules } from './rbacRules.js';
 

@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseCommandLine, UsageError, type CliIo } from '../util/cli.js';
-import { selfSignedCertificates } from '../webhooks/certificates.js';
+import { selfSignedCertificates } from '../sinks/webhooks/certificates.js';
 import { define, isPipeline, DefinitionError, loadDefinition, placeholderKubeConfig } from './definition.js';
 import { openPrivateFile } from '../util/privateFile.js';
 import { helmChart, releaseNamespace, type ChartFile } from './helmChart.js';

@@ -18,13 +18,13 @@ export interface ImportEdge {
 /** Which part a file of `src/` belongs to. Paths are relative to `src/`. */
 export function partOf(file: string): string {
   if (file === 'types.ts' || file === 'logger.ts' || file.startsWith('util/')) return 'core';
-  if (file === 'index.ts' || file === 'cli.ts' || file === 'testing/index.ts' || file === 'apiserver/index.ts' || file === 'webhooks/index.ts' || file === 'kinds/index.ts') return `entry ${file}`;
+  if (file === 'index.ts' || file === 'cli.ts' || file === 'testing/index.ts' || file === 'apiserver/index.ts' || file === 'sinks/webhooks/index.ts' || file === 'kinds/index.ts') return `entry ${file}`;
   const [top, sub] = file.split('/');
   if (top === 'apiserver' && sub === 'auth') return 'apiserver/auth';
   return top === 'sinks' ? `sinks/${sub}` : (top as string);
 }
 
-const library = ['sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/metrics', 'sinks/leader', 'webhooks', 'observe', 'controller'];
+const library = ['sources', 'operators', 'store', 'informers', 'sinks/client', 'sinks/objects', 'sinks/events', 'sinks/metrics', 'sinks/leader', 'sinks/webhooks', 'observe', 'controller'];
 
 /** What each part may import besides `core` (which every part may import). `type:` means type-only imports. */
 export const allowed: Readonly<Record<string, readonly string[]>> = {
@@ -40,7 +40,7 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   'sinks/events': ['sinks/client'],
   'sinks/metrics': [],
   'sinks/leader': ['sinks/client'],
-  webhooks: ['sinks/metrics'],
+  'sinks/webhooks': ['sinks/metrics'],
   controller: [...library.filter((p) => p !== 'controller'), 'observe'],
   // What observes a controller: the timeline's types and hub, the live view, the recorder and the reader of recordings.
   // It reads the parts it observes (types, the client's errors, the metrics' listener); nothing in the read or write path imports it.
@@ -48,7 +48,7 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   // Custom resources defined schema-first: the CRD, and a WatchedResource that carries the objects' type (types only).
   customResources: ['type:controller', 'type:sinks/objects'],
   // From the wiring to a cluster: RBAC derived from a controller's options, its manifests, the CLI commands that print and run them.
-  deploy: ['controller', 'webhooks', 'customResources', 'observe'],
+  deploy: ['controller', 'sinks/webhooks', 'customResources', 'observe'],
   // New projects from the package's templates (rxkube init, rxkube create api): files and names, no cluster.
   scaffold: ['customResources'],
   // The built-in kinds' resources and object types: data, typed through the controller's `TypedResource`.
@@ -61,7 +61,7 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   'entry index.ts': [...library, 'observe', 'deploy', 'customResources'],
   'entry testing/index.ts': ['*'],
   'entry apiserver/index.ts': ['apiserver'],
-  'entry webhooks/index.ts': ['webhooks'],
+  'entry sinks/webhooks/index.ts': ['sinks/webhooks'],
   'entry kinds/index.ts': ['kinds'],
   'entry cli.ts': ['*'],
 };

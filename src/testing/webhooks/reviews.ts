@@ -4,9 +4,9 @@ import { applyJsonPatch } from '../../apiserver/writes/jsonPatch.js';
 import type { JsonValue } from '../../apiserver/writes/jsonValue.js';
 import type { KubeObject } from '../../types.js';
 import { cloneJson, jsonEqual } from '../../util/json.js';
-import type { AdmissionWebhook } from '../../webhooks/admission.js';
-import type { ConversionWebhook } from '../../webhooks/conversion.js';
-import type { AdmissionOperation, AdmissionRequest, AdmissionResponse, AdmissionReview, ConversionResponse, ConversionReview } from '../../webhooks/reviewTypes.js';
+import type { AdmissionWebhook } from '../../sinks/webhooks/admission.js';
+import type { ConversionWebhook } from '../../sinks/webhooks/conversion.js';
+import type { AdmissionOperation, AdmissionRequest, AdmissionResponse, AdmissionReview, ConversionResponse, ConversionReview } from '../../sinks/webhooks/reviewTypes.js';
 
 /**
  * Unit tests of webhook handlers without a server: build the review

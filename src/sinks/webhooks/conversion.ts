@@ -1,5 +1,5 @@
-import type { KubeObject } from '../types.js';
-import { cloneJson, jsonEqual } from '../util/json.js';
+import type { KubeObject } from '../../types.js';
+import { cloneJson, jsonEqual } from '../../util/json.js';
 import type { ConversionRequest, ConversionResponse } from './reviewTypes.js';
 
 /**

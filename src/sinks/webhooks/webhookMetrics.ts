@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { counterOn, gaugeOn, histogramOn } from '../sinks/metrics/metricRegistry.js';
+import { counterOn, gaugeOn, histogramOn } from '../metrics/metricRegistry.js';
 
 /**
  * The webhook server's metrics under controller-runtime's names, so its

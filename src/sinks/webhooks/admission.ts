@@ -1,6 +1,6 @@
 import jsonPatch from 'fast-json-patch';
-import type { KubeObject } from '../types.js';
-import { cloneJson } from '../util/json.js';
+import type { KubeObject } from '../../types.js';
+import { cloneJson } from '../../util/json.js';
 import type { AdmissionRequest, AdmissionResponse } from './reviewTypes.js';
 
 /**

@@ -5,7 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { asyncScheduler, Observable, ReplaySubject, timer, type SchedulerLike, type Subscription } from 'rxjs';
-import { defaultLogger, type Logger } from '../logger.js';
+import { defaultLogger, type Logger } from '../../logger.js';
 import type { AdmissionWebhook } from './admission.js';
 import { readCertificateFiles, type CertificateFiles, type ServingCertificate } from './certificates.js';
 import type { ConversionWebhook } from './conversion.js';

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../types.js';
+import type { KubeObject } from '../../types.js';
 
 /**
  * The wire shapes of `admission.k8s.io/v1` `AdmissionReview` and

@@ -1,4 +1,4 @@
-import { nestsDeeperThan } from '../util/jsonDepth.js';
+import { nestsDeeperThan } from '../../util/jsonDepth.js';
 import type { AdmissionRequest, ConversionRequest } from './reviewTypes.js';
 
 /**
