@@ -7,9 +7,13 @@ import {
   silentLogger,
   splitKey,
   type ControllerReconciler,
+  type KubeClient,
   type KubeObject,
+  type ObjectRef,
   type Reconciler,
 } from 'rxkube';
+import { configMaps, deployments, type ConfigMap, type Deployment } from 'rxkube/kinds';
+import { memoryClient } from 'rxkube/testing';
 
 describe('objectKey', () => {
   it('keys a namespaced object as namespace/name', () => {
@@ -84,5 +88,61 @@ describe('the reconciler types', () => {
       return base.reconcile(key, ctx);
     };
     expect(typeof wrapped).to.equal('function');
+  });
+});
+
+/** True only when `A` and `B` are the same type: assignability alone would let a `Widget` pass for a `KubeObject`. */
+type Same<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
+
+interface Widget extends KubeObject {
+  spec: { size: number };
+}
+
+describe("the client's answers", () => {
+  // Compiled by the project's tsc check (test/project.test.ts): each `Same` line fails to compile if an answer's type drifts.
+  it('take their type from the object, or from the typed reference, without a type argument', async () => {
+    const client: KubeClient = memoryClient({ resources: [{ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget' }] });
+    const widget: Widget = await client.create<Widget>({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'a', namespace: 'default' }, spec: { size: 1 } });
+    const read = await client.get(widget);
+    const readIsWidget: Same<typeof read, Widget> = true;
+    const patched = await client.patchMerge(read, { spec: { size: 2 } });
+    const patchedIsWidget: Same<typeof patched, Widget> = true;
+    const jsonPatched = await client.patchJson(patched, [{ op: 'replace', path: '/spec/size', value: 3 }]);
+    const statusPatched = await client.patchStatus(jsonPatched, { status: {} });
+    const removed = await client.remove(statusPatched);
+    const removedIsWidget: Same<typeof removed.object, Widget | undefined> = true;
+    expect([readIsWidget, patchedIsWidget, removedIsWidget]).to.deep.equal([true, true, true]);
+    expect(jsonPatched.spec.size).to.equal(3);
+    expect(removed.result).to.equal('deleted');
+
+    await client.create<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: 'default' }, data: { a: '1' } });
+    const cm = await client.get({ ...configMaps, namespace: 'default', name: 'web' });
+    const cmIsConfigMap: Same<typeof cm, ConfigMap> = true;
+    const cms = await client.list({ ...configMaps, namespace: 'default' });
+    const cmsAreConfigMaps: Same<typeof cms, ConfigMap[]> = true;
+    const ref: ObjectRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'web' };
+    const untyped = await client.get(ref);
+    const untypedIsKubeObject: Same<typeof untyped, KubeObject> = true;
+    const listedUntyped = await client.list({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default' });
+    const listedUntypedAreKubeObjects: Same<typeof listedUntyped, KubeObject[]> = true;
+    expect([cmIsConfigMap, cmsAreConfigMaps, untypedIsKubeObject, listedUntypedAreKubeObjects]).to.deep.equal([true, true, true, true]);
+    expect(cm.data).to.deep.equal({ a: '1' });
+    expect([cms.length, untyped.kind, listedUntyped.length]).to.deep.equal([1, 'ConfigMap', 1]);
+  });
+
+  it('refuse at compile time an answer read as another type than its target gives, and still take a type argument', () => {
+    const check = async (client: KubeClient, widget: Widget, object: KubeObject, ref: ObjectRef): Promise<void> => {
+      // @ts-expect-error a Widget read back is no Deployment
+      const wrong: Deployment = await client.get(widget);
+      // @ts-expect-error a typed reference to a ConfigMap reads no Widget
+      const wrongRef: Widget = await client.get({ ...configMaps, namespace: 'default', name: 'web' });
+      // @ts-expect-error a Deployment reference named as a ConfigMap
+      await client.patchMerge<ConfigMap>({ ...deployments, namespace: 'default', name: 'web' }, {});
+      // Naming the type still reads any object or reference as it (another version of a kind, a reference without one).
+      const named = await client.get<Widget>(object);
+      const namedRef = await client.remove<Widget>(ref);
+      void [wrong, wrongRef, named.spec.size, namedRef.object?.spec.size];
+    };
+    expect(typeof check).to.equal('function');
   });
 });

@@ -32,11 +32,16 @@ export interface ObjectRef {
 }
 
 /**
- * An object, or a reference to one. The calls that take one also take the
- * type of its object from a reference that carries it (`Typed`):
- * `client.get({ ...deployments, namespace, name })` returns a `Deployment`.
+ * An object, or a reference to one, whose object is a `T`. The calls that
+ * take one answer with a `T` taken from the argument: an object is its own
+ * type (`client.get(pa)` returns what `pa` is), a reference carries its
+ * type (`Typed`: `client.get({ ...deployments, namespace, name })` returns
+ * a `Deployment`), and a reference without one reads a `KubeObject`. An
+ * object or reference of any kind still passes where a `T` is named
+ * (`client.get<PodAutoscalerV1>(v2)`): reading another version of a kind
+ * is how a conversion is seen.
  */
-export type ObjectTarget = ObjectRef | KubeObject;
+export type ObjectTarget<T extends KubeObject = KubeObject> = T | ((ObjectRef | KubeObject) & Typed<T>);
 
 /** One operation of an RFC 6902 JSON patch. */
 export type JsonPatchOperation =
@@ -131,7 +136,7 @@ export interface KubeClientOptions extends Partial<Pick<ThrottleRetryOptions, 'm
  */
 export interface KubeClient {
   /** Reads an object straight from the server (a strongly consistent read, unlike the cache). */
-  get<T extends KubeObject>(target: ObjectTarget & Typed<T>, options?: CallOptions): Promise<T>;
+  get<T extends KubeObject>(target: ObjectTarget<T>, options?: CallOptions): Promise<T>;
   /** Creates the object (POST); 409 AlreadyExists if the name is taken. */
   create<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T>;
   /** Replaces the object (PUT), guarded by its `metadata.resourceVersion` when set. */
@@ -155,9 +160,9 @@ export interface KubeClient {
    */
   createOrUpdate<T extends KubeObject>(object: T, mutate: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>>;
   /** RFC 7396 merge patch (`null` deletes a field). No resourceVersion guard unless the patch holds one. */
-  patchMerge<T extends KubeObject>(target: ObjectTarget & Typed<T>, patch: object, options?: WriteOptions): Promise<T>;
+  patchMerge<T extends KubeObject>(target: ObjectTarget<T>, patch: object, options?: WriteOptions): Promise<T>;
   /** RFC 6902 JSON patch; a failing `test` operation rejects the whole patch with 422 Invalid. */
-  patchJson<T extends KubeObject>(target: ObjectTarget & Typed<T>, operations: readonly JsonPatchOperation[], options?: WriteOptions): Promise<T>;
+  patchJson<T extends KubeObject>(target: ObjectTarget<T>, operations: readonly JsonPatchOperation[], options?: WriteOptions): Promise<T>;
   /**
    * Writes the `status` subresource (PUT). With `mutate`: reads the object,
    * runs `mutate` on a copy, and writes only when the status changed. Without:
@@ -168,12 +173,12 @@ export interface KubeClient {
   updateStatus<T extends KubeObject>(object: T, mutate?: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>>;
   /** Patches the `status` subresource: a merge patch for an object, a JSON patch for an array of operations. */
   patchStatus<T extends KubeObject>(
-    target: ObjectTarget & Typed<T>,
+    target: ObjectTarget<T>,
     patch: object | readonly JsonPatchOperation[],
     options?: WriteOptions,
   ): Promise<T>;
   /** Deletes the object; an object already gone is `absent`, not an error. */
-  remove<T extends KubeObject>(target: ObjectTarget & Typed<T>, options?: RemoveOptions): Promise<RemoveResult<T>>;
+  remove<T extends KubeObject>(target: ObjectTarget<T>, options?: RemoveOptions): Promise<RemoveResult<T>>;
   /**
    * Lists objects straight from the server (a strongly consistent read,
    * unlike the cache), page by page until the last; each item gets the
