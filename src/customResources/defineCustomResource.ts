@@ -1,5 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import type { WatchedResource } from '../controller/controller.js';
+import type { TypedResource, WatchedResource } from '../controller/controller.js';
 import type { KubeObject, ObjectMeta } from '../types.js';
 import type { ValidationRule } from './kubeSchema.js';
 import { StructuralSchemaError, structural, type JsonSchemaProps } from './structural.js';
@@ -117,8 +117,13 @@ export type StorageVersionOf<V> = [{ [K in keyof V]: V[K] extends { storage: tru
 export interface DefinedVersion<O extends KubeObject> {
   /** `group/version`. */
   readonly apiVersion: string;
-  /** For `controller({ for })`, `owns`, `watches`: carries the type of the objects. */
-  readonly resource: WatchedResource<O>;
+  /**
+   * For `controller({ for })`, `owns`, `watches`, and for `ctx.client`
+   * (`{ ...X.resource, namespace, name }`, `{ ...X.resource, namespace }`):
+   * carries the type of the objects, and their `apiVersion` so that it
+   * addresses them too.
+   */
+  readonly resource: TypedResource<O>;
 }
 
 /** The CustomResourceDefinition object (apiextensions.k8s.io/v1) `defineCustomResource` makes. */
@@ -168,8 +173,8 @@ export interface DefinedCustomResource {
 export interface CustomResource<V extends Readonly<Record<string, CustomResourceVersion>>> extends DefinedCustomResource {
   /** The name of the version objects are stored in. */
   readonly storageVersion: StorageVersionOf<V>;
-  /** The storage version, as a controller watches it, carrying the type of its objects. */
-  readonly resource: WatchedResource<CustomObject<V[StorageVersionOf<V>]['schema']>>;
+  /** The storage version, as a controller watches it and the client addresses it, carrying the type of its objects. */
+  readonly resource: TypedResource<CustomObject<V[StorageVersionOf<V>]['schema']>>;
   /** Every version, by name, each carrying the type of its objects. */
   readonly versions: { readonly [K in keyof V]: DefinedVersion<CustomObject<V[K]['schema']>> };
   /** An object of the storage version: `apiVersion` and `kind` filled in. */
@@ -296,7 +301,7 @@ export function defineCustomResource<const V extends Readonly<Record<string, Cus
     metadata,
     spec: { group: options.group, names, scope: options.scope, versions },
   };
-  const resourceOf = (version: string) => ({ group: options.group, version, resource: plural, kind });
+  const resourceOf = (version: string) => ({ group: options.group, version, resource: plural, kind, apiVersion: `${options.group}/${version}` });
   const defined = Object.fromEntries(Object.keys(options.versions).map((v) => [v, Object.freeze({ apiVersion: `${options.group}/${v}`, resource: Object.freeze(resourceOf(v)) })]));
   const apiVersion = `${options.group}/${storageVersion}`;
   return Object.freeze({

@@ -22,8 +22,8 @@ describe('defineCustomResource', () => {
     expect(Database.plural).to.equal('databases');
     expect(Database.storageVersion).to.equal('v1');
     expect(Database.apiVersion).to.equal('db.example.com/v1');
-    expect(Database.resource).to.deep.equal({ group: 'db.example.com', version: 'v1', resource: 'databases', kind: 'Database' });
-    expect(Database.versions.v1beta1.resource).to.deep.equal({ group: 'db.example.com', version: 'v1beta1', resource: 'databases', kind: 'Database' });
+    expect(Database.resource).to.deep.equal({ group: 'db.example.com', version: 'v1', resource: 'databases', kind: 'Database', apiVersion: 'db.example.com/v1' });
+    expect(Database.versions.v1beta1.resource).to.deep.equal({ group: 'db.example.com', version: 'v1beta1', resource: 'databases', kind: 'Database', apiVersion: 'db.example.com/v1beta1' });
     expect(Database.versions.v1beta1.apiVersion).to.equal('db.example.com/v1beta1');
   });
 

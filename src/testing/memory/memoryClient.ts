@@ -77,8 +77,8 @@ export interface MemoryClient extends KubeClient {
   readonly faults: RequestFaults;
   /** Stores objects as given (status, uid and creationTimestamp included; defaults: namespace `default`), unrecorded. Returns them as stored. */
   seed<T extends KubeObject>(...objects: T[]): T[];
-  /** The stored object (a copy), if any; unrecorded. */
-  object<T extends KubeObject>(target: ObjectTarget): T | undefined;
+  /** The stored object (a copy), if any; unrecorded. Typed as the client's `get` types it: from the object or the typed reference. */
+  object<T extends KubeObject>(target: ObjectTarget<T>): T | undefined;
   /** The stored objects of a kind (copies, by key), in a namespace or all; unrecorded. */
   objects<T extends KubeObject>(apiVersion: string, kind: string, namespace?: string): T[];
   /** A list-watch of a resource, as `listWatch` emits it: the list now, then every change. */
@@ -163,7 +163,7 @@ export function memoryClient(options: MemoryClientOptions = {}): MemoryClient {
     },
     faults: server.faults,
     seed: <T extends KubeObject>(...objects: T[]) => objects.map(seedOne),
-    object<T extends KubeObject>(target: ObjectTarget): T | undefined {
+    object<T extends KubeObject>(target: ObjectTarget<T>): T | undefined {
       const ref = toRef(target);
       const type = typeOf(ref.apiVersion, ref.kind);
       const found = cluster.find(type, ref.namespace, ref.name);
