@@ -1,8 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { findCondition, kubeClient } from 'rxkube';
 import { claimant, specProblem } from '../podautoscaler/reconcile.js';
-import type { Deployment } from 'rxkube/kinds';
-import { FINALIZER, GROUP, SCALED_BY, type PodAutoscaler } from '../podautoscaler/types.js';
+import { deployments as allDeployments, type Deployment } from 'rxkube/kinds';
+import { FINALIZER, PodAutoscaler, SCALED_BY } from '../podautoscaler/types.js';
 
 /** What the API server holds in the demo's namespace. */
 export interface ClusterState {
@@ -24,8 +24,8 @@ export function stateReader(kubeConfig: KubeConfig, namespace: string): (signal?
   const client = kubeClient(kubeConfig, { fieldManager: 'demo-reader' });
   return async (signal) => {
     const [autoscalers, deployments] = await Promise.all([
-      client.list<PodAutoscaler>({ apiVersion: `${GROUP}/v1`, kind: 'PodAutoscaler', namespace }, { signal }),
-      client.list<Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace }, { signal }),
+      client.list({ ...PodAutoscaler.resource, namespace }, { signal }),
+      client.list({ ...allDeployments, namespace }, { signal }),
     ]);
     return { autoscalers, deployments };
   };

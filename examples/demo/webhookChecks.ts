@@ -1,10 +1,9 @@
-import { isInvalid, KubeApiError, type KubeClient, type KubeObject, type RunningController } from 'rxkube';
+import { isInvalid, KubeApiError, type KubeClient, type RunningController } from 'rxkube';
 import { webhookPaths } from 'rxkube/webhooks';
 import { installConversion } from '../podautoscaler/crd.js';
 import { autoscalerManifest } from '../podautoscaler/manifests.js';
-import { GROUP, KIND, podAutoscalers, type PodAutoscaler } from '../podautoscaler/types.js';
+import { GROUP, PodAutoscaler, podAutoscalers } from '../podautoscaler/types.js';
 import { podAutoscalerWebhookConfigurations } from '../podautoscaler/webhooks.js';
-import type { PodAutoscalerV2 } from '../podautoscaler/types.js';
 
 /**
  * The main job's webhook part, on the embedded API server (a real cluster
@@ -41,8 +40,8 @@ export async function checkWebhooks(client: KubeClient, namespace: string, signa
   }
   const legacy = autoscalerManifest(namespace, 'legacy', 'legacy-target', 2);
   await client.create(legacy, { signal });
-  const read = await client.get<PodAutoscalerV2>({ apiVersion: `${GROUP}/v2`, kind: KIND, namespace, name: 'legacy' }, { signal });
-  const stored = await client.get<PodAutoscaler>(legacy as KubeObject, { signal });
+  const read = await client.get({ ...PodAutoscaler.versions.v2.resource, namespace, name: 'legacy' }, { signal });
+  const stored = await client.get(legacy, { signal });
   if (read.apiVersion !== `${GROUP}/v2` || read.spec?.scaleTargetRef?.name !== 'legacy-target') {
     problems.push(`"legacy", written at v1, read back at v2 as ${JSON.stringify(read.spec)}`);
   } else {

@@ -31,7 +31,7 @@ export async function applyManifest(app: Application, manifest: Manifest, ctx: C
     if (object.metadata.namespace !== undefined && object.metadata.namespace !== namespace) {
       return failed(`names namespace "${object.metadata.namespace}": an Application applies only into its own namespace "${namespace}"`);
     }
-    const live = await ctx.client.get<KubeObject>({ apiVersion: line.apiVersion, kind: line.kind, namespace, name: line.name }, { signal: ctx.signal }).catch((err: unknown) => {
+    const live = await ctx.client.get({ apiVersion: line.apiVersion, kind: line.kind, namespace, name: line.name }, { signal: ctx.signal }).catch((err: unknown) => {
       if (isNotFound(err)) return undefined;
       throw err;
     });

@@ -33,7 +33,7 @@ export function gitSyncReconciler(settings: GitSyncSettings) {
     if (ctx.object === undefined) return; // deleted: the garbage collector removes what it owned
     // A strongly consistent read: the cache may not hold the status the last run wrote yet (this run
     // may be the one its own applies triggered), and Events and prune compare with that status.
-    const app = await ctx.client.get<Application>(ctx.object, { signal: ctx.signal }).catch((err: unknown) => {
+    const app = await ctx.client.get(ctx.object, { signal: ctx.signal }).catch((err: unknown) => {
       if (isNotFound(err)) return undefined;
       throw err;
     });

@@ -14,7 +14,6 @@
 import { findCondition, kubeClient, runController, silentLogger, type KubeClient } from 'rxkube';
 import { installPodAutoscalerCrd } from '../podautoscaler/crd.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest } from '../podautoscaler/manifests.js';
-import type { PodAutoscaler } from '../podautoscaler/types.js';
 import { connect, flag, type Cluster } from '../support/cluster.js';
 import { loggerFromArgs } from '../support/logging.js';
 import { exampleRecorder } from '../support/recorder.js';
@@ -76,7 +75,7 @@ async function failover(cluster: Cluster, client: KubeClient): Promise<boolean> 
   };
   const leader = () => replicas.find((r) => r.controller.leading());
   const scaledTo = async (replicas: number) => {
-    const pa = await client.get<PodAutoscaler>(autoscalerRef(namespace, 'web'));
+    const pa = await client.get(autoscalerRef(namespace, 'web'));
     return (
       pa.status?.currentReplicas === replicas &&
       pa.status.observedGeneration === pa.metadata.generation &&

@@ -1,3 +1,4 @@
+import type { ObjectRef, Typed } from 'rxkube';
 import type { Deployment } from 'rxkube/kinds';
 import { API_VERSION, KIND, type PodAutoscaler } from './types.js';
 
@@ -20,6 +21,6 @@ export function autoscalerManifest(namespace: string, name: string, targetDeploy
   return { apiVersion: API_VERSION, kind: KIND, metadata: { name, namespace }, spec: { targetDeployment, replicas } };
 }
 
-/** A reference the client can address without holding the object. */
-export const autoscalerRef = (namespace: string, name: string) => ({ apiVersion: API_VERSION, kind: KIND, name, namespace });
-export const deploymentRef = (namespace: string, name: string) => ({ apiVersion: 'apps/v1', kind: 'Deployment', name, namespace });
+/** A reference the client can address without holding the object; typed, so that what the client reads through it is a `PodAutoscaler`. */
+export const autoscalerRef = (namespace: string, name: string): ObjectRef & Typed<PodAutoscaler> => ({ apiVersion: API_VERSION, kind: KIND, name, namespace });
+export const deploymentRef = (namespace: string, name: string): ObjectRef & Typed<Deployment> => ({ apiVersion: 'apps/v1', kind: 'Deployment', name, namespace });

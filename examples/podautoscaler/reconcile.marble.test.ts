@@ -5,7 +5,6 @@ import { podAutoscalerCrd } from './crd.js';
 import { autoscalerManifest, autoscalerRef, deploymentManifest, deploymentRef } from './manifests.js';
 import { reconcilePodAutoscaler } from './reconcile.js';
 import { autoscalerToRivals, deploymentToAutoscalers } from './triggers.js';
-import type { Deployment } from 'rxkube/kinds';
 import { deployments, FINALIZER, podAutoscalers, SCALED_BY, type PodAutoscaler } from './types.js';
 
 /**
@@ -74,10 +73,10 @@ describe('examples/podautoscaler: the reconcile in marble diagrams (rxkube/testi
       });
       expectEvents('--a', { a: { type: 'Normal', reason: 'Scaled', key: 'default/web', note: 'scaled deployment "web" from 1 to 3 replicas', related: { kind: 'Deployment', name: 'web' } } });
     });
-    const pa = run.client.object<PodAutoscaler>(autoscalerRef('default', 'web'));
+    const pa = run.client.object(autoscalerRef('default', 'web'));
     expect(pa?.status).to.deep.include({ observedGeneration: 1, currentReplicas: 3 });
     expect(findCondition(pa?.status?.conditions, 'Ready')).to.include({ status: 'True', reason: 'Scaled' });
-    expect(run.client.object<Deployment>(deploymentRef('default', 'web'))?.spec?.replicas).to.equal(3);
+    expect(run.client.object(deploymentRef('default', 'web'))?.spec?.replicas).to.equal(3);
   });
 
   it('without read-your-own-writes, reruns from a cache its finalizer has not reached, and fails there once', async () => {
@@ -169,7 +168,7 @@ describe('examples/podautoscaler: the reconcile in marble diagrams (rxkube/testi
       helpers.expectEvents('22ms a', { a: { reason: 'Released', note: 'deleted; stopped scaling deployment "web" (left at 3 replicas)' } });
     });
     expect(run.client.object(autoscalerRef('default', 'web'))).to.equal(undefined);
-    const deployment = run.client.object<Deployment>(deploymentRef('default', 'web'));
+    const deployment = run.client.object(deploymentRef('default', 'web'));
     expect(deployment?.metadata.annotations?.[SCALED_BY]).to.equal(undefined);
     expect(deployment?.spec?.replicas).to.equal(3);
   });

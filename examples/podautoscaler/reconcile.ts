@@ -53,7 +53,7 @@ export async function reconcilePodAutoscaler(key: ObjectKey, ctx: ControllerCont
     // The cache may still show one whose cleanup is done and which is gone:
     // read the server before cleaning up (and recording Released) again.
     try {
-      pa = await ctx.client.get<PodAutoscaler>(pa, { signal: ctx.signal });
+      pa = await ctx.client.get(pa, { signal: ctx.signal });
     } catch (err) {
       if (isNotFound(err)) return;
       throw err;
@@ -110,7 +110,7 @@ async function scale(pa: PodAutoscaler, ctx: ControllerContext<PodAutoscaler>): 
   if (current !== desired || deployment.metadata.annotations?.[SCALED_BY] !== name) {
     let patched: Deployment;
     try {
-      patched = await ctx.client.patchMerge<Deployment>(
+      patched = await ctx.client.patchMerge(
         deployment,
         { metadata: { annotations: { [SCALED_BY]: name } }, spec: { replicas: desired } },
         { signal: ctx.signal },
@@ -208,7 +208,7 @@ async function letGo(namespace: string, name: string, stores: Stores, ctx: Contr
   const released: Deployment[] = [];
   for (const deployment of stamped) {
     try {
-      released.push(await ctx.client.patchJson<Deployment>(deployment, operations, { signal: ctx.signal }));
+      released.push(await ctx.client.patchJson(deployment, operations, { signal: ctx.signal }));
     } catch (err) {
       if (!isNotFound(err) && !isInvalid(err)) throw err;
     }
@@ -239,7 +239,7 @@ async function report(
   };
   if (sameStatus(pa.status, desired(pa.status))) return;
   try {
-    await ctx.client.updateStatus<PodAutoscaler>(
+    await ctx.client.updateStatus(
       pa,
       (fresh) => {
         // A namesake created since the cache saw ours gets its own reconcile; leave it be.

@@ -25,16 +25,16 @@ after(async () => {
   await server.close();
 });
 
-const blog = { apiVersion: Widget.apiVersion, kind: 'Widget', namespace: 'default', name: 'blog' };
+const blog = { ...Widget.resource, namespace: 'default', name: 'blog' };
 
 it('serves a Widget created over HTTP: an owned Deployment and Service, a directory entry, a status', async () => {
   await client.create(Widget.make({ metadata: { name: 'blog', namespace: 'default' }, spec: { image: 'ghost:5', replicas: 1, port: 2368 } }));
   await eventually(async () => {
-    const deployment = await client.get<KubeObject>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'blog' });
+    const deployment = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'blog' });
     assert.equal(deployment.metadata.ownerReferences?.[0]?.kind, 'Widget');
     const service = await client.get<KubeObject & { spec: { ports: { targetPort: number }[] } }>({ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'blog' });
     assert.equal(service.spec.ports[0]?.targetPort, 2368);
-    const widget = await client.get<Widget>(blog);
+    const widget = await client.get(blog);
     assert.equal(widget.status?.conditions?.[0]?.reason, 'Progressing');
   });
 });

@@ -31,7 +31,7 @@ it('adds its finalizer, applies the Deployment and Service, lists the Widget, an
     });
     expectEvents(''); // no Event until it is Available
   });
-  const widget = run.client.object<Widget>({ apiVersion: Widget.apiVersion, kind: 'Widget', namespace: 'default', name: 'sample' });
+  const widget = run.client.object({ ...Widget.resource, namespace: 'default', name: 'sample' });
   assert.equal(findCondition(widget?.status?.conditions, 'Ready')?.message, '0 of 2 replicas available');
   const directory = run.client.object<KubeObject & { data?: object }>({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: DIRECTORY });
   assert.deepEqual(directory?.data, { sample: 'http://sample.default.svc' });

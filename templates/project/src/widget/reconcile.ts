@@ -25,7 +25,7 @@ async function apply(widget: Widget, ctx: ControllerContext<Widget>): Promise<vo
   const labels = { 'app.kubernetes.io/name': name, 'app.kubernetes.io/managed-by': 'widget-controller' };
   const { signal } = ctx;
   // Server-side apply, owned by the Widget: a field changed by hand comes back, and both go when the Widget goes.
-  const deployment = await ctx.client.apply<Deployment>(
+  const deployment = await ctx.client.apply(
     setControllerReference(widget, {
       apiVersion: 'apps/v1',
       kind: 'Deployment',

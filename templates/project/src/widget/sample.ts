@@ -14,11 +14,11 @@ export async function convergeWidget(client: KubeClient, namespace: string): Pro
   const name = 'widget-sample';
   const sample = Widget.make({ metadata: { name, namespace }, spec: { image: 'nginx:1.27', replicas: 2, port: 8080 } });
   await client.apply(sample, { force: true });
-  const target = { apiVersion: Widget.apiVersion, kind: 'Widget', namespace, name };
+  const target = { ...Widget.resource, namespace, name };
   const deployment = await until(`Deployment ${namespace}/${name}`, () => client.get<Deployment>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name }).catch(() => undefined));
-  await client.patchStatus<Deployment>(deployment, { status: { availableReplicas: deployment.spec?.replicas ?? 0 } });
+  await client.patchStatus(deployment, { status: { availableReplicas: deployment.spec?.replicas ?? 0 } });
   const ready = await until(`Widget ${namespace}/${name} to be Ready`, async () => {
-    const condition = findCondition((await client.get<Widget>(target)).status?.conditions, 'Ready');
+    const condition = findCondition((await client.get(target)).status?.conditions, 'Ready');
     return condition?.status === 'True' ? condition.message : undefined;
   });
   return `Widget ${namespace}/${name} is Ready: ${ready ?? ''}`;
