@@ -69,7 +69,7 @@ describe('examples/configmap-rollout against the embedded API server', () => {
     await h.client.create(deploymentUsing('default', 'by-projection', { volumes: [{ name: 'c', projected: { sources: [{ configMap: { name: 'shared' } }] } }] }));
     await h.client.create(deploymentUsing('default', 'by-envfrom', { container: [{ name: 'app', envFrom: [{ configMapRef: { name: 'shared' } }] }] }));
     await h.client.create(
-      deploymentUsing('default', 'by-env', { initContainers: [{ name: 'init', env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'shared' } } }] }] }),
+      deploymentUsing('default', 'by-env', { initContainers: [{ name: 'init', env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'shared', key: 'a' } } }] }] }),
     );
     await h.client.create(deploymentUsing('default', 'bystander', { volumes: [{ name: 'c', configMap: { name: 'unrelated' } }] }));
     await h.client.create(deploymentUsing('other', 'by-volume', { volumes: [{ name: 'c', configMap: { name: 'shared' } }] }));

@@ -14,9 +14,10 @@ export type ConfigHash = { hash: string; missing?: undefined } | { hash?: undefi
  *
  * A required ConfigMap that is missing is not a change: the pods that run
  * keep what they mounted, and new ones could not start. The hash waits
- * until it exists.
+ * until it exists. Only the data is hashed, so `lookup` may answer with any
+ * type that has it (the soak's own ConfigMap, whose apiVersion is any string).
  */
-export function configHash(uses: readonly ConfigMapUse[], lookup: (name: string) => ConfigMap | undefined): ConfigHash {
+export function configHash(uses: readonly ConfigMapUse[], lookup: (name: string) => Pick<ConfigMap, 'data' | 'binaryData'> | undefined): ConfigHash {
   const missing: string[] = [];
   const parts: unknown[] = [];
   for (const use of uses) {

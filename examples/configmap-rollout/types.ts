@@ -1,34 +1,10 @@
-import type { KubeObject, WatchedResource } from 'rxkube';
+import type { WatchedResource } from 'rxkube';
+import { configMaps as allConfigMaps, deployments as allDeployments, type ConfigMap, type Deployment } from 'rxkube/kinds';
 
-export interface ConfigMap extends KubeObject {
-  data?: Record<string, string>;
-  binaryData?: Record<string, string>;
-}
-
-interface ConfigMapKeyRef {
-  name?: string;
-  optional?: boolean;
-}
-
-export interface Container {
-  name?: string;
-  envFrom?: { configMapRef?: ConfigMapKeyRef }[];
-  env?: { name?: string; valueFrom?: { configMapKeyRef?: ConfigMapKeyRef } }[];
-}
-
-export interface PodSpec {
-  containers?: Container[];
-  initContainers?: Container[];
-  volumes?: { name?: string; configMap?: ConfigMapKeyRef; projected?: { sources?: { configMap?: ConfigMapKeyRef }[] } }[];
-}
-
-/** The part of an apps/v1 Deployment this controller reads and writes. */
-export interface Deployment extends KubeObject {
-  spec?: {
-    template?: { metadata?: { annotations?: Record<string, string>; labels?: Record<string, string> }; spec?: PodSpec };
-    [field: string]: unknown;
-  };
-}
+export type { ConfigMap, Deployment };
+/** A Deployment's pod spec, as rxkube/kinds types it. */
+export type PodSpec = NonNullable<NonNullable<Deployment['spec']>['template']['spec']>;
+export type Container = PodSpec['containers'][number];
 
 /**
  * The pod template annotation that holds the hash of every ConfigMap the
@@ -43,17 +19,10 @@ export const BY_CONFIGMAP = 'configMap';
 export const DEPLOYMENTS_STORE = 'deployments.apps';
 export const CONFIGMAPS_STORE = 'configmaps';
 
-export function deployments(namespace?: string, indexers?: WatchedResource['indexers']): WatchedResource {
-  return {
-    group: 'apps',
-    version: 'v1',
-    resource: 'deployments',
-    kind: 'Deployment',
-    ...(indexers ? { indexers } : {}),
-    ...(namespace !== undefined ? { namespace } : {}),
-  };
+export function deployments(namespace?: string, indexers?: WatchedResource<Deployment>['indexers']): WatchedResource<Deployment> {
+  return { ...allDeployments, ...(indexers ? { indexers } : {}), ...(namespace !== undefined ? { namespace } : {}) };
 }
 
-export function configMaps(namespace?: string): WatchedResource {
-  return { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', ...(namespace !== undefined ? { namespace } : {}) };
+export function configMaps(namespace?: string): WatchedResource<ConfigMap> {
+  return { ...allConfigMaps, ...(namespace !== undefined ? { namespace } : {}) };
 }
