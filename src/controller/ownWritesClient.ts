@@ -1,18 +1,5 @@
-import type {
-  ApplyOptions,
-  CallOptions,
-  JsonPatchOperation,
-  KubeClient,
-  ListOptions,
-  ListTarget,
-  Mutate,
-  ObjectTarget,
-  RemoveOptions,
-  RemoveResult,
-  WriteOptions,
-  WriteResult,
-} from '../sinks/client/kubeClient.js';
-import type { ResourceInfo } from '../sinks/client/resources.js';
+import { ForwardingClient, type KubeCall } from '../sinks/client/forwardingClient.js';
+import type { KubeClient, ObjectTarget, RemoveResult, WriteResult } from '../sinks/client/kubeClient.js';
 import type { KubeObject, ObjectKey } from '../types.js';
 import type { OwnWrite, OwnWrites } from './ownWrites.js';
 
@@ -24,58 +11,45 @@ import type { OwnWrite, OwnWrites } from './ownWrites.js';
  * records nothing. A write whose answer is not an object (a Status) is not
  * recorded, except a delete's: the object is then gone.
  */
-export class OwnWritesClient implements KubeClient {
+export class OwnWritesClient extends ForwardingClient {
   constructor(
-    private readonly inner: KubeClient,
+    inner: KubeClient,
     private readonly writes: OwnWrites,
     private readonly key: ObjectKey,
-  ) {}
+  ) {
+    super(inner);
+  }
 
   /** The same recording of writes, over another client (replay answers a run's requests with its own). */
   over(inner: KubeClient): OwnWritesClient {
     return new OwnWritesClient(inner, this.writes, this.key);
   }
 
-  get<T extends KubeObject>(target: ObjectTarget, options?: CallOptions): Promise<T> {
-    return this.inner.get<T>(target, options);
-  }
-  list<T extends KubeObject>(target: ListTarget, options?: ListOptions): Promise<T[]> {
-    return this.inner.list<T>(target, options);
-  }
-  resource(apiVersion: string, kind: string, options?: CallOptions): Promise<ResourceInfo> {
-    return this.inner.resource(apiVersion, kind, options);
-  }
-  create<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T> {
-    return this.inner.create(object, options).then(this.wrote);
-  }
-  update<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T> {
-    return this.inner.update(object, options).then(this.wrote);
-  }
-  apply<T extends KubeObject>(object: T, options?: ApplyOptions): Promise<T> {
-    return this.inner.apply(object, options).then(this.wrote);
-  }
-  patchMerge<T extends KubeObject>(target: ObjectTarget, patch: object, options?: WriteOptions): Promise<T> {
-    return this.inner.patchMerge<T>(target, patch, options).then(this.wrote);
-  }
-  patchJson<T extends KubeObject>(target: ObjectTarget, operations: readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
-    return this.inner.patchJson<T>(target, operations, options).then(this.wrote);
-  }
-  patchStatus<T extends KubeObject>(target: ObjectTarget, patch: object | readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
-    return this.inner.patchStatus<T>(target, patch, options).then(this.wrote);
-  }
-  createOrUpdate<T extends KubeObject>(object: T, mutate: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>> {
-    return this.inner.createOrUpdate(object, mutate, options).then(this.wroteIfChanged);
-  }
-  updateStatus<T extends KubeObject>(object: T, mutate?: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>> {
-    return this.inner.updateStatus(object, mutate, options).then(this.wroteIfChanged);
-  }
-  remove<T extends KubeObject>(target: ObjectTarget, options?: RemoveOptions): Promise<RemoveResult<T>> {
-    return this.inner.remove<T>(target, options).then((answer) => {
-      // `deleting`: still there, at a new version (its deletionTimestamp); `absent`: nothing this run wrote.
-      if (answer.result === 'deleting' && answer.object !== undefined) this.wrote(answer.object);
-      else if (answer.result === 'deleted') this.record(target, answer.object, true);
-      return answer;
-    });
+  // Only the writes matter here; reads (get, list, resource) go on as they came.
+  protected override around(call: KubeCall): Promise<unknown> {
+    switch (call.method) {
+      case 'create':
+      case 'update':
+      case 'apply':
+      case 'patchMerge':
+      case 'patchJson':
+      case 'patchStatus':
+        return (this.forward(call) as Promise<KubeObject>).then(this.wrote);
+      case 'createOrUpdate':
+      case 'updateStatus':
+        return (this.forward(call) as Promise<WriteResult<KubeObject>>).then(this.wroteIfChanged);
+      case 'remove': {
+        const target = call.target;
+        return (this.forward(call) as Promise<RemoveResult<KubeObject>>).then((answer) => {
+          // `deleting`: still there, at a new version (its deletionTimestamp); `absent`: nothing this run wrote.
+          if (answer.result === 'deleting' && answer.object !== undefined) this.wrote(answer.object);
+          else if (answer.result === 'deleted') this.record(target, answer.object, true);
+          return answer;
+        });
+      }
+      default:
+        return this.forward(call);
+    }
   }
 
   private readonly wrote = <T extends KubeObject>(object: T): T => {

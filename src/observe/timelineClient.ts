@@ -1,18 +1,5 @@
-import type {
-  ApplyOptions,
-  CallOptions,
-  JsonPatchOperation,
-  KubeClient,
-  ListOptions,
-  ListTarget,
-  Mutate,
-  ObjectTarget,
-  RemoveOptions,
-  RemoveResult,
-  WriteOptions,
-  WriteResult,
-} from '../sinks/client/kubeClient.js';
-import type { ResourceInfo } from '../sinks/client/resources.js';
+import { ForwardingClient, targetOf, type KubeCall } from '../sinks/client/forwardingClient.js';
+import type { KubeClient, ObjectTarget } from '../sinks/client/kubeClient.js';
 import { KubeApiError } from '../sinks/client/errors.js';
 import type { EventInput, EventRecorder } from '../sinks/events/eventRecorder.js';
 import type { ObjectReference } from '../sinks/events/objectReference.js';
@@ -47,73 +34,40 @@ export function runParts(hub: TimelineHub, key: ObjectKey, own: RunParts): RunPa
  * gone, the error's code for a failure, 0 when no answer came) and the
  * answer itself (for a failure, the server's Status if it sent one).
  */
-class TracedClient implements KubeClient {
+class TracedClient extends ForwardingClient {
   constructor(
-    private readonly inner: KubeClient,
+    inner: KubeClient,
     private readonly hub: TimelineHub,
     private readonly key: ObjectKey,
-  ) {}
-
-  get<T extends KubeObject>(target: ObjectTarget, options?: CallOptions): Promise<T> {
-    return this.traced('get', target, () => this.inner.get<T>(target, options));
-  }
-  create<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T> {
-    return this.traced('create', object, () => this.inner.create(object, options));
-  }
-  update<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T> {
-    return this.traced('update', object, () => this.inner.update(object, options));
-  }
-  apply<T extends KubeObject>(object: T, options?: ApplyOptions): Promise<T> {
-    return this.traced('apply', object, () => this.inner.apply(object, options));
-  }
-  createOrUpdate<T extends KubeObject>(object: T, mutate: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>> {
-    return this.traced('createOrUpdate', object, () => this.inner.createOrUpdate(object, mutate, options));
-  }
-  patchMerge<T extends KubeObject>(target: ObjectTarget, patch: object, options?: WriteOptions): Promise<T> {
-    return this.traced('patchMerge', target, () => this.inner.patchMerge<T>(target, patch, options));
-  }
-  patchJson<T extends KubeObject>(target: ObjectTarget, operations: readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
-    return this.traced('patchJson', target, () => this.inner.patchJson<T>(target, operations, options));
-  }
-  updateStatus<T extends KubeObject>(object: T, mutate?: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>> {
-    return this.traced('updateStatus', object, () => this.inner.updateStatus(object, mutate, options));
-  }
-  patchStatus<T extends KubeObject>(target: ObjectTarget, patch: object | readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
-    return this.traced('patchStatus', target, () => this.inner.patchStatus<T>(target, patch, options));
-  }
-  remove<T extends KubeObject>(target: ObjectTarget, options?: RemoveOptions): Promise<RemoveResult<T>> {
-    return this.traced('remove', target, () => this.inner.remove<T>(target, options));
-  }
-  list<T extends KubeObject>(target: ListTarget, options?: ListOptions): Promise<T[]> {
-    return this.traced('list', target, () => this.inner.list<T>(target, options));
-  }
-  resource(apiVersion: string, kind: string, options?: CallOptions): Promise<ResourceInfo> {
-    return this.traced('resource', { apiVersion, kind }, () => this.inner.resource(apiVersion, kind, options));
+  ) {
+    super(inner);
   }
 
-  private traced<R>(verb: string, target: ObjectTarget | ListTarget, call: () => Promise<R>): Promise<R> {
-    const tell = (code: number, body: unknown, error: string | undefined): void => {
-      if (!this.hub.active) return;
-      const { resource, objectKey } = addressed(target);
-      this.hub.write(this.key, { verb, resource, objectKey, code, body, error });
-    };
-    let answer: Promise<R>;
+  protected override around(call: KubeCall): Promise<unknown> {
+    let answer: Promise<unknown>;
     try {
-      answer = call();
+      answer = this.forward(call);
     } catch (err) {
-      tell(0, undefined, messageOf(err));
+      this.tell(call, 0, undefined, messageOf(err));
       throw err;
     }
     return answer.then(
       (value) => {
-        tell(answerCode(verb, value), value, undefined);
+        this.tell(call, answerCode(call.method, value), value, undefined);
         return value;
       },
       (err: unknown) => {
-        tell(err instanceof KubeApiError ? err.code : 0, err instanceof KubeApiError ? err.status : undefined, messageOf(err));
+        this.tell(call, err instanceof KubeApiError ? err.code : 0, err instanceof KubeApiError ? err.status : undefined, messageOf(err));
         throw err;
       },
     );
+  }
+
+  /** Writes the call's entry, if someone still reads the timeline; what it addressed is worked out only then. */
+  private tell(call: KubeCall, code: number, body: unknown, error: string | undefined): void {
+    if (!this.hub.active) return;
+    const { resource, objectKey } = addressed(targetOf(call));
+    this.hub.write(this.key, { verb: call.method, resource, objectKey, code, body, error });
   }
 }
 

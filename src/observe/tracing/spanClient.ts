@@ -1,18 +1,6 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
-import type {
-  ApplyOptions,
-  CallOptions,
-  JsonPatchOperation,
-  KubeClient,
-  ListOptions,
-  ListTarget,
-  Mutate,
-  ObjectTarget,
-  RemoveOptions,
-  RemoveResult,
-  WriteOptions,
-  WriteResult,
-} from '../../sinks/client/kubeClient.js';
+import { ForwardingClient, targetOf, type KubeCall } from '../../sinks/client/forwardingClient.js';
+import type { KubeClient, ListTarget, Mutate, ObjectTarget } from '../../sinks/client/kubeClient.js';
 import type { ResourceInfo } from '../../sinks/client/resources.js';
 import { cloneJson, jsonEqual } from '../../util/json.js';
 import type { KubeObject } from '../../types.js';
@@ -57,47 +45,23 @@ export interface SpanClientOptions {
  * sent each run) into one that changes the object, which would set off a
  * watch event and another reconcile.
  */
-export class SpanClient implements KubeClient {
+export class SpanClient extends ForwardingClient {
   constructor(
-    private readonly inner: KubeClient,
+    inner: KubeClient,
     private readonly options: SpanClientOptions,
-  ) {}
+  ) {
+    super(inner);
+  }
 
-  get<T extends KubeObject>(target: ObjectTarget, options?: CallOptions): Promise<T> {
-    return this.span('get', target, () => this.inner.get<T>(target, options));
+  protected override around(call: KubeCall): Promise<unknown> {
+    return this.span(call);
   }
-  create<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T> {
-    return this.span('create', object, (span) => this.inner.create(this.stamped(object, span), options));
-  }
-  update<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T> {
-    return this.span('update', object, () => this.inner.update(object, options));
-  }
-  apply<T extends KubeObject>(object: T, options?: ApplyOptions): Promise<T> {
-    return this.span('apply', object, () => this.inner.apply(object, options));
-  }
-  createOrUpdate<T extends KubeObject>(object: T, mutate: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>> {
-    return this.span('createOrUpdate', object, (span) => this.inner.createOrUpdate(object, this.stamping(mutate, span), options));
-  }
-  patchMerge<T extends KubeObject>(target: ObjectTarget, patch: object, options?: WriteOptions): Promise<T> {
-    return this.span('patchMerge', target, () => this.inner.patchMerge<T>(target, patch, options));
-  }
-  patchJson<T extends KubeObject>(target: ObjectTarget, operations: readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
-    return this.span('patchJson', target, () => this.inner.patchJson<T>(target, operations, options));
-  }
-  updateStatus<T extends KubeObject>(object: T, mutate?: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>> {
-    return this.span('updateStatus', object, () => this.inner.updateStatus(object, mutate, options));
-  }
-  patchStatus<T extends KubeObject>(target: ObjectTarget, patch: object | readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
-    return this.span('patchStatus', target, () => this.inner.patchStatus<T>(target, patch, options));
-  }
-  remove<T extends KubeObject>(target: ObjectTarget, options?: RemoveOptions): Promise<RemoveResult<T>> {
-    return this.span('remove', target, () => this.inner.remove<T>(target, options));
-  }
-  list<T extends KubeObject>(target: ListTarget, options?: ListOptions): Promise<T[]> {
-    return this.span('list', target, () => this.inner.list<T>(target, options));
-  }
-  resource(apiVersion: string, kind: string, options?: CallOptions): Promise<ResourceInfo> {
-    return this.span('resource', { apiVersion, kind }, () => this.inner.resource(apiVersion, kind, options));
+
+  /** Sends `call` on, the trace context of `span` stamped where a create or a `createOrUpdate` writes anyway. */
+  private sent(call: KubeCall, span: Span): Promise<unknown> {
+    if (call.method === 'create') return this.inner.create(this.stamped(call.object, span), call.options);
+    if (call.method === 'createOrUpdate') return this.inner.createOrUpdate(call.object, this.stamping(call.mutate, span), call.options);
+    return this.forward(call);
   }
 
   /** A copy of `object` that carries the trace context of `span`, when annotating. */
@@ -124,7 +88,9 @@ export class SpanClient implements KubeClient {
     };
   }
 
-  private span<R>(verb: string, target: ObjectTarget | ListTarget, call: (span: Span) => Promise<R>): Promise<R> {
+  private span(call: KubeCall): Promise<unknown> {
+    const verb = call.method;
+    const target = targetOf(call);
     const { resource, objectKey } = addressed(target);
     const method = METHODS[verb] ?? 'GET';
     const parent = this.options.parent();
@@ -135,9 +101,9 @@ export class SpanClient implements KubeClient {
       { kind: SpanKind.CLIENT, startTime: this.options.now(), attributes },
       parent === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, parent),
     );
-    let answer: Promise<R>;
+    let answer: Promise<unknown>;
     try {
-      answer = call(span);
+      answer = this.sent(call, span);
     } catch (err) {
       this.end(span, target, verb, 0, err);
       throw err;
