@@ -124,7 +124,7 @@ export abstract class ForwardingClient implements KubeClient {
   }
 
   // Each method names its call and casts the answer back to the caller's type: `forward` answered with the inner client's own.
-  get<T extends KubeObject>(target: ObjectTarget & Typed<T>, options?: CallOptions): Promise<T> {
+  get<T extends KubeObject>(target: ObjectTarget<T>, options?: CallOptions): Promise<T> {
     return this.around({ method: 'get', target, options }) as Promise<T>;
   }
   create<T extends KubeObject>(object: T, options?: WriteOptions): Promise<T> {
@@ -139,19 +139,19 @@ export abstract class ForwardingClient implements KubeClient {
   createOrUpdate<T extends KubeObject>(object: T, mutate: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>> {
     return this.around({ method: 'createOrUpdate', object, mutate: widened(mutate), options }) as Promise<WriteResult<T>>;
   }
-  patchMerge<T extends KubeObject>(target: ObjectTarget & Typed<T>, patch: object, options?: WriteOptions): Promise<T> {
+  patchMerge<T extends KubeObject>(target: ObjectTarget<T>, patch: object, options?: WriteOptions): Promise<T> {
     return this.around({ method: 'patchMerge', target, patch, options }) as Promise<T>;
   }
-  patchJson<T extends KubeObject>(target: ObjectTarget & Typed<T>, operations: readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
+  patchJson<T extends KubeObject>(target: ObjectTarget<T>, operations: readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
     return this.around({ method: 'patchJson', target, operations, options }) as Promise<T>;
   }
   updateStatus<T extends KubeObject>(object: T, mutate?: Mutate<T>, options?: WriteOptions): Promise<WriteResult<T>> {
     return this.around({ method: 'updateStatus', object, mutate: mutate === undefined ? undefined : widened(mutate), options }) as Promise<WriteResult<T>>;
   }
-  patchStatus<T extends KubeObject>(target: ObjectTarget & Typed<T>, patch: object | readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
+  patchStatus<T extends KubeObject>(target: ObjectTarget<T>, patch: object | readonly JsonPatchOperation[], options?: WriteOptions): Promise<T> {
     return this.around({ method: 'patchStatus', target, patch, options }) as Promise<T>;
   }
-  remove<T extends KubeObject>(target: ObjectTarget & Typed<T>, options?: RemoveOptions): Promise<RemoveResult<T>> {
+  remove<T extends KubeObject>(target: ObjectTarget<T>, options?: RemoveOptions): Promise<RemoveResult<T>> {
     return this.around({ method: 'remove', target, options }) as Promise<RemoveResult<T>>;
   }
   list<T extends KubeObject>(target: ListTarget & Typed<T>, options?: ListOptions): Promise<T[]> {
